@@ -1,0 +1,45 @@
+/** The `pitchain` command line: one subcommand per file, each with its own `--help`. */
+import { createRequire } from 'node:module';
+import { Command, CommanderError } from 'commander';
+import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
+import { registerDemo } from './demo.js';
+
+export function buildProgram(): Command {
+  const program = new Command('pitchain')
+    .description('Point-in-time option chains and stock bars, answered as the market-data REST API would.')
+    .version(packageVersion(), '-V, --version')
+    .showHelpAfterError()
+    .exitOverride();
+  registerDemo(program);
+  return program;
+}
+
+function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../../package.json') as { version: string }).version;
+}
+
+/** Runs the CLI; returns the process exit code instead of exiting so that tests can call it in process. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv as string[], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode;
+    }
+    if (error instanceof UsageError || error instanceof IngestError || error instanceof StoreError) {
+      process.stderr.write(`pitchain: ${error.message}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+    if (error instanceof MarketDataError) {
+      process.stderr.write(`pitchain: ${error.status} ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(
+      `pitchain: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    return 70;
+  }
+}

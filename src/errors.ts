@@ -1,0 +1,88 @@
+/**
+ * One error type per failure family. Each carries a discriminating `code`, and `cause` whenever another
+ * error led to it.
+ */
+
+/** The body the service sends with an error status: `{"s":"error","errmsg":…}` or a `no_data` variant. */
+export type ErrorBody = { s: 'error' | 'no_data'; errmsg?: string; [key: string]: unknown };
+
+/** A request the service would refuse: carries the HTTP status and the exact body the service sends. */
+export class MarketDataError extends Error {
+  readonly code = 'market_data' as const;
+  readonly status: number;
+  readonly body: ErrorBody;
+
+  constructor(status: number, errmsg: string, options?: { body?: ErrorBody; cause?: unknown }) {
+    super(errmsg, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'MarketDataError';
+    this.status = status;
+    this.body = options?.body ?? { s: 'error', errmsg };
+  }
+
+  /** The `errmsg` the service would send (empty for a markerless 404). */
+  get errmsg(): string {
+    return typeof this.body.errmsg === 'string' ? this.body.errmsg : '';
+  }
+}
+
+/** The two 400 messages the specification fixes word for word. */
+export const FIXED_MESSAGES = {
+  invalidOptionSymbol: 'Invalid option symbol. Use valid OCC symbology for the option symbol.',
+  invalidDate: 'Invalid date. The date parameter is used for historical queries only.',
+} as const;
+
+/** A value asked for at decision instant T that was not yet known at T (backtest face, `strict` policy). */
+export class LookAheadError extends Error {
+  readonly code = 'look_ahead' as const;
+  readonly asOf: number;
+  readonly fields: ReadonlyArray<{ field: string; knownAt: number }>;
+
+  constructor(asOf: number, fields: ReadonlyArray<{ field: string; knownAt: number }>) {
+    const list = fields.map((f) => `${f.field} (known at ${new Date(f.knownAt * 1000).toISOString()})`);
+    super(`look-ahead at ${new Date(asOf * 1000).toISOString()}: ${list.join(', ')}`);
+    this.name = 'LookAheadError';
+    this.asOf = asOf;
+    this.fields = fields;
+  }
+}
+
+/** A row or file an ingest refused; names the file and the 1-based line. */
+export class IngestError extends Error {
+  readonly code = 'ingest' as const;
+  readonly file: string;
+  readonly line: number | undefined;
+  readonly reason: string;
+
+  constructor(file: string, line: number | undefined, reason: string, options?: { cause?: unknown }) {
+    super(
+      `${file}${line === undefined ? '' : `:${line}`}: ${reason}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = 'IngestError';
+    this.file = file;
+    this.line = line;
+    this.reason = reason;
+  }
+}
+
+/** A failure of the store itself (I/O, manifest, DuckDB); carries the SQL when a statement failed. */
+export class StoreError extends Error {
+  readonly code = 'store' as const;
+  readonly sql: string | undefined;
+
+  constructor(message: string, options?: { sql?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'StoreError';
+    this.sql = options?.sql;
+  }
+}
+
+/** Wrong use of the library or CLI by the caller (bad option, missing file), not a service answer. */
+export class UsageError extends Error {
+  readonly code = 'usage' as const;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'UsageError';
+  }
+}
