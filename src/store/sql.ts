@@ -1,0 +1,184 @@
+/**
+ * The one gateway to DuckDB. Other modules speak SQL through `SqlSession` and never import the driver, so
+ * values always travel as bound parameters and results come back as plain JS (dates as `YYYY-MM-DD`,
+ * instants as epoch seconds, decimals and safe bigints as numbers).
+ */
+import {
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBDecimalType,
+  DuckDBDecimalValue,
+  DuckDBInstance,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
+  dateValue,
+  timestampTZValue,
+} from '@duckdb/node-api';
+import { StoreError } from '../errors.js';
+
+/** A value that may be bound to a `$n` / `$name` placeholder. */
+export type SqlValue = string | number | boolean | bigint | null;
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+export type SqlRow = Record<string, unknown>;
+
+/** Options for a new in-process DuckDB database. */
+export type SqlOptions = { path?: string; threads?: number; memoryLimit?: string };
+
+/** A DuckDB connection with plain-JS results and bound parameters only. */
+export class SqlSession {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Opens a new DuckDB database (in memory unless `path` is given) and connects to it. */
+  static async open(options: SqlOptions = {}): Promise<SqlSession> {
+    const config: Record<string, string> = {};
+    if (options.threads !== undefined) config['threads'] = String(options.threads);
+    if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    const instance = await DuckDBInstance.create(options.path ?? ':memory:', config);
+    return new SqlSession(instance, await instance.connect());
+  }
+
+  /** Runs a statement for its effect. */
+  async run(sql: string, params?: SqlParams): Promise<void> {
+    try {
+      await this.connection.run(sql, params as never);
+    } catch (cause) {
+      throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
+    }
+  }
+
+  /** Runs a query and returns its rows as plain JS objects. */
+  async all<T extends SqlRow = SqlRow>(sql: string, params?: SqlParams): Promise<T[]> {
+    const { names, columns } = await this.columns(sql, params);
+    const length = columns[0]?.length ?? 0;
+    const rows: T[] = new Array(length);
+    for (let i = 0; i < length; i++) {
+      const row: SqlRow = {};
+      for (let c = 0; c < names.length; c++) row[names[c]!] = columns[c]![i];
+      rows[i] = row as T;
+    }
+    return rows;
+  }
+
+  /** Runs a query and returns its first column of its first row (undefined when there is no row). */
+  async value<T = unknown>(sql: string, params?: SqlParams): Promise<T> {
+    const { columns } = await this.columns(sql, params);
+    return columns[0]?.[0] as T;
+  }
+
+  /** Runs a query and returns it column by column (the API's own columnar shape). */
+  async columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
+    let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
+    try {
+      reader = await this.connection.runAndReadAll(sql, params as never);
+    } catch (cause) {
+      throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
+    }
+    const names = reader.columnNames();
+    const types = reader.columnTypes();
+    const raw = reader.getColumnsJS() as unknown[][];
+    return { names, columns: raw.map((column, i) => convertColumn(column, types[i]!)) };
+  }
+
+  /**
+   * Appends rows given column by column to an existing table, in the table's column order. Values are
+   * converted by the table's column types (dates as `YYYY-MM-DD`, instants as epoch seconds).
+   */
+  async append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
+    const appender = await this.connection.createAppender(table);
+    try {
+      const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
+      const length = columns.find((c) => c !== undefined)?.length ?? 0;
+      const writers = types.map((type) => valueWriter(appender, type));
+      for (let i = 0; i < length; i++) {
+        for (let c = 0; c < writers.length; c++) {
+          const value = columns[c]?.[i];
+          if (value === null || value === undefined) appender.appendNull();
+          else writers[c]!(value);
+        }
+        appender.endRow();
+      }
+      appender.flushSync();
+    } catch (cause) {
+      throw new StoreError(`append to ${table} failed: ${messageOf(cause)}`, { cause });
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** Closes the connection and the database. */
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+/** Quotes an identifier for interpolation into SQL (the only thing ever interpolated). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A string literal for the rare places DuckDB refuses a parameter (e.g. `COPY … TO '<path>'`). */
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+function messageOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+const DAY_MS = 86_400_000;
+
+function convertColumn(column: unknown[], type: DuckDBType): unknown[] {
+  switch (type.typeId) {
+    case DuckDBTypeId.DATE:
+      return column.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v));
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return column.map((v) => (v instanceof Date ? v.getTime() / 1000 : v));
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UBIGINT:
+      return column.map((v) =>
+        typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)
+          ? Number(v)
+          : v,
+      );
+    default:
+      return column;
+  }
+}
+
+function valueWriter(appender: DuckDBAppender, type: DuckDBType): (value: unknown) => void {
+  switch (type.typeId) {
+    case DuckDBTypeId.VARCHAR:
+      return (v) => appender.appendVarchar(String(v));
+    case DuckDBTypeId.BOOLEAN:
+      return (v) => appender.appendBoolean(Boolean(v));
+    case DuckDBTypeId.INTEGER:
+      return (v) => appender.appendInteger(Number(v));
+    case DuckDBTypeId.BIGINT:
+      return (v) => appender.appendBigInt(BigInt(v as number | bigint));
+    case DuckDBTypeId.DOUBLE:
+      return (v) => appender.appendDouble(Number(v));
+    case DuckDBTypeId.DATE:
+      return (v) =>
+        appender.appendDate(
+          dateValue(typeof v === 'string' ? Date.parse(`${v}T00:00:00Z`) / DAY_MS : Number(v)),
+        );
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return (v) => appender.appendTimestampTZ(timestampTZValue(BigInt(Math.round(Number(v) * 1e6))));
+    case DuckDBTypeId.DECIMAL: {
+      const { width, scale } = type as DuckDBDecimalType;
+      return (v) => appender.appendDecimal(DuckDBDecimalValue.fromDouble(Number(v), width, scale));
+    }
+    default:
+      return (v) => appender.appendValue(v as DuckDBValue, type);
+  }
+}

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/errors.js';
+import { SqlSession } from '../../src/store/sql.js';
+
+describe('SqlSession', () => {
+  let sql: SqlSession;
+  beforeAll(async () => {
+    sql = await SqlSession.open();
+  });
+  afterAll(() => sql.close());
+
+  it('returns dates as YYYY-MM-DD, instants as epoch seconds, decimals and bigints as numbers', async () => {
+    const rows = await sql.all(
+      `SELECT DATE '2024-03-15' AS d, TIMESTAMPTZ '2024-03-15 16:00:00-04' AS ts, 1.25::DECIMAL(12,2) AS x,
+              5::BIGINT AS b, $1::VARCHAR AS p, NULL AS n`,
+      ['bound'],
+    );
+    expect(rows).toEqual([{ d: '2024-03-15', ts: 1710532800, x: 1.25, b: 5, p: 'bound', n: null }]);
+  });
+
+  it('appends columns by the table types and reads them back unchanged', async () => {
+    await sql.run(
+      'CREATE TABLE t (s VARCHAR, d DATE, ts TIMESTAMPTZ, x DECIMAL(12,2), i INTEGER, b BIGINT, f DOUBLE, ok BOOLEAN)',
+    );
+    await sql.append('t', [
+      ['a', 'b'],
+      ['2024-03-15', '2019-01-02'],
+      [1710532800, 1546462800.5],
+      [1.25, null],
+      [7, 8],
+      [9, 10],
+      [0.5, 1.5],
+      [true, false],
+    ]);
+    expect(await sql.columns('SELECT * FROM t ORDER BY s')).toEqual({
+      names: ['s', 'd', 'ts', 'x', 'i', 'b', 'f', 'ok'],
+      columns: [
+        ['a', 'b'],
+        ['2024-03-15', '2019-01-02'],
+        [1710532800, 1546462800.5],
+        [1.25, null],
+        [7, 8],
+        [9, 10],
+        [0.5, 1.5],
+        [true, false],
+      ],
+    });
+  });
+
+  it('wraps a failing statement in a StoreError that carries the SQL', async () => {
+    const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).sql).toBe('SELECT * FROM no_such_table');
+  });
+});
