@@ -13,5 +13,19 @@
  *   OCC_SYMBOL_SQL_REGEX: string                  // the same shape for DuckDB regexp_full_match
  *   parseLookupText(text: string): OccSymbol      // "AAPL 7/28/23 $200 Call" …; throws MarketDataError(400, msg
  *                                                 // naming the part that could not be read)
+ *
+ * Roots must hold at least one letter (all-digit roots are refused), so the two patterns are that shape
+ * narrowed by this rule; they use no lookarounds, so JavaScript and RE2 read them alike.
  */
-export {};
+export { parseLookupText } from './lookup.js';
+export type { OccSymbol, OptionSide } from './symbol.js';
+export {
+  formatOccSymbol,
+  isOccRoot,
+  isOccSymbol,
+  OCC_SYMBOL_PATTERN,
+  OCC_SYMBOL_SQL_REGEX,
+  parseOccSymbol,
+  strikeThousandths,
+  tryParseOccSymbol,
+} from './symbol.js';
