@@ -1,0 +1,298 @@
+/**
+ * The benchmark contract and its helpers. A benchmark is a `bench/<name>.bench.ts` module whose default
+ * export is `defineBenchmark({ name, description, run })`; `bench/run.ts` runs each one in its own child
+ * process (so memory and JIT state do not leak between them) and prints every row in one table.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../src/errors.js';
+
+/** One line of the report: our figure, the baseline measured in the same run, and the verdict. */
+export interface BenchRow {
+  name: string;
+  ours: number;
+  baseline: number | null;
+  unit: string;
+  ratio: number | null;
+  target: string;
+  pass: boolean | null;
+  note?: string;
+}
+
+/** What the runner hands a benchmark: where things are, scratch space, a progress log. */
+export interface BenchContext {
+  /** Absolute path of the repository root, ending in a separator. */
+  repoRoot: string;
+  /** Absolute path of the shared folder beside the checkout (real market data), ending in a separator. */
+  sharedDir: string;
+  /** A fresh temp directory, removed by the runner after the benchmark finishes (even if it throws). */
+  tempDir(prefix?: string): Promise<string>;
+  /** Progress output on stderr, kept out of the report table. */
+  log(message: string): void;
+}
+
+/** A benchmark module's default export. */
+export interface Benchmark {
+  name: string;
+  description: string;
+  run(ctx: BenchContext): Promise<BenchRow[]>;
+}
+
+/** Identity helper that gives a benchmark module its type. */
+export function defineBenchmark(benchmark: Benchmark): Benchmark {
+  return benchmark;
+}
+
+/** Absolute path of the repository root, ending in a separator. */
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Absolute path of the shared folder beside the checkout, ending in a separator. */
+export const SHARED_DIR = fileURLToPath(new URL('../../shared/', import.meta.url));
+
+/** Summary of repeated timings, all in milliseconds. */
+export interface Timing {
+  p50Ms: number;
+  p90Ms: number;
+  meanMs: number;
+  minMs: number;
+  maxMs: number;
+  iterations: number;
+}
+
+/** Runs `fn` `warmup` times unmeasured, then `iterations` times measured, and summarises the wall times. */
+export async function timeIt(
+  fn: () => unknown,
+  options: { warmup?: number; iterations?: number } = {},
+): Promise<Timing> {
+  const warmup = options.warmup ?? 1;
+  const iterations = options.iterations ?? 5;
+  if (!Number.isInteger(warmup) || warmup < 0 || !Number.isInteger(iterations) || iterations < 1) {
+    throw new UsageError(`timeIt: need integer warmup ≥ 0 and iterations ≥ 1, got ${warmup}, ${iterations}`);
+  }
+  for (let i = 0; i < warmup; i++) {
+    await fn();
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return summarise(samples);
+}
+
+/** p50/p90 (nearest rank), mean, min and max of a non-empty list of millisecond samples. */
+export function summarise(samplesMs: readonly number[]): Timing {
+  if (samplesMs.length === 0) {
+    throw new UsageError('summarise: no samples');
+  }
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const rank = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
+  return {
+    p50Ms: rank(0.5),
+    p90Ms: rank(0.9),
+    meanMs: sorted.reduce((sum, x) => sum + x, 0) / sorted.length,
+    minMs: sorted[0],
+    maxMs: sorted[sorted.length - 1],
+    iterations: sorted.length,
+  };
+}
+
+/** Items per second for `count` items processed in `ms` milliseconds. */
+export function perSecond(count: number, ms: number): number {
+  return ms > 0 ? (count * 1000) / ms : Number.POSITIVE_INFINITY;
+}
+
+/** Current resident set size of this process in MB (1 MB = 2^20 bytes). */
+export function rssMb(): number {
+  return process.memoryUsage.rss() / 2 ** 20;
+}
+
+/**
+ * Runs `fn` while sampling this process's RSS every `intervalMs` and returns its result with the peak in
+ * MB. Sampling needs the event loop free, which holds while DuckDB works on its own threads; a long
+ * synchronous JS stretch is only seen at its edges.
+ */
+export async function rssPeakMb<T>(
+  fn: () => Promise<T> | T,
+  options: { intervalMs?: number } = {},
+): Promise<{ value: T; peakMb: number; baselineMb: number }> {
+  const baselineMb = rssMb();
+  let peakMb = baselineMb;
+  const sample = () => {
+    peakMb = Math.max(peakMb, rssMb());
+  };
+  const timer = setInterval(sample, options.intervalMs ?? 10);
+  try {
+    const value = await fn();
+    sample();
+    return { value, peakMb, baselineMb };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Runs `fn` with a fresh temp directory and removes the directory afterwards, whatever happens. */
+export async function withTempDir<T>(
+  fn: (dir: string) => Promise<T>,
+  prefix = 'pitchain-bench-',
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A parsed target: relative to the baseline (`ours / baseline` against `factor`) or an absolute bound. */
+export type Target =
+  | { kind: 'relative'; op: Comparison; factor: number }
+  | { kind: 'absolute'; op: Comparison; bound: number; unit: string };
+
+type Comparison = '≤' | '<' | '≥' | '>';
+
+const OPERATORS: Record<string, Comparison> = {
+  '≤': '≤',
+  '<=': '≤',
+  '<': '<',
+  '≥': '≥',
+  '>=': '≥',
+  '>': '>',
+};
+const TARGET_PATTERN = /^(≤|<=|<|≥|>=|>)\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(.*)$/i;
+const RELATIVE_UNIT = /^[×x]\s*baseline\b/i;
+
+/**
+ * Parses targets such as `≥ 0.6× baseline throughput`, `≤ 1.3× baseline time` (ratio = ours / baseline)
+ * or `≤ 10 ms` (an absolute bound on ours, in the row's unit; words after the unit are commentary).
+ */
+export function parseTarget(target: string): Target {
+  const match = TARGET_PATTERN.exec(target.trim());
+  if (match === null) {
+    throw new UsageError(`unreadable benchmark target "${target}" (e.g. "≥ 0.6× baseline", "≤ 10 ms")`);
+  }
+  const op = OPERATORS[match[1]];
+  const value = Number(match[2]);
+  const rest = match[3].trim();
+  if (RELATIVE_UNIT.test(rest)) {
+    return { kind: 'relative', op, factor: value };
+  }
+  return { kind: 'absolute', op, bound: value, unit: rest.split(/\s+/)[0] ?? '' };
+}
+
+function holds(value: number, op: Comparison, bound: number): boolean {
+  switch (op) {
+    case '≤':
+      return value <= bound;
+    case '<':
+      return value < bound;
+    case '≥':
+      return value >= bound;
+    case '>':
+      return value > bound;
+  }
+}
+
+/**
+ * Builds a row: ratio = ours / baseline when there is a non-zero baseline, pass judged against the
+ * target. A relative target without a baseline gives pass = null; an absolute target must be stated in
+ * the row's unit (a mismatch is a bug in the benchmark, so it throws).
+ */
+export function ratioRow(row: {
+  name: string;
+  ours: number;
+  baseline?: number | null;
+  unit: string;
+  target: string;
+  note?: string;
+}): BenchRow {
+  const baseline = row.baseline ?? null;
+  const ratio = baseline !== null && baseline !== 0 ? row.ours / baseline : null;
+  const target = parseTarget(row.target);
+  let pass: boolean | null;
+  if (target.kind === 'relative') {
+    pass = ratio === null ? null : holds(ratio, target.op, target.factor);
+  } else {
+    if (target.unit !== '' && target.unit !== row.unit) {
+      throw new UsageError(
+        `benchmark "${row.name}": target "${row.target}" is not in the row's unit ${row.unit}`,
+      );
+    }
+    pass = holds(row.ours, target.op, target.bound);
+  }
+  const result: BenchRow = {
+    name: row.name,
+    ours: row.ours,
+    baseline,
+    unit: row.unit,
+    ratio,
+    target: row.target,
+    pass,
+  };
+  if (row.note !== undefined) {
+    result.note = row.note;
+  }
+  return result;
+}
+
+/** A number for the table: integers with thousands separators, others to three significant digits. */
+export function formatNumber(value: number | null): string {
+  if (value === null) {
+    return '—';
+  }
+  if (!Number.isFinite(value)) {
+    return String(value);
+  }
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1000 || Number.isInteger(value)) {
+    return Math.round(value).toLocaleString('en-US');
+  }
+  return value.toPrecision(3);
+}
+
+const COLUMNS = ['name', 'ours', 'baseline', 'unit', 'ratio', 'target', 'result', 'note'] as const;
+const RIGHT_ALIGNED = new Set<string>(['ours', 'baseline', 'ratio']);
+
+/** Renders rows as one plain-text table with aligned columns (numbers right-aligned). */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const cells = rows.map((row) => [
+    row.name,
+    formatNumber(row.ours),
+    formatNumber(row.baseline),
+    row.unit,
+    formatRatio(row.ratio),
+    row.target,
+    row.pass === null ? 'n/a' : row.pass ? 'pass' : 'FAIL',
+    row.note ?? '',
+  ]);
+  const widths = COLUMNS.map((header, i) => Math.max(width(header), ...cells.map((line) => width(line[i]))));
+  const render = (line: readonly string[]) =>
+    line
+      .map((cell, i) => {
+        const pad = ' '.repeat(widths[i] - width(cell));
+        return RIGHT_ALIGNED.has(COLUMNS[i]) ? pad + cell : cell + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((w) => '─'.repeat(w)).join('  ');
+  return [render(COLUMNS), rule, ...cells.map(render)].join('\n');
+}
+
+/** A ratio to two decimals (`0.62×`), more digits only when it is tiny. */
+export function formatRatio(ratio: number | null): string {
+  if (ratio === null) {
+    return '—';
+  }
+  if (!Number.isFinite(ratio)) {
+    return `${ratio}×`;
+  }
+  return `${ratio !== 0 && Math.abs(ratio) < 0.01 ? ratio.toPrecision(2) : ratio.toFixed(2)}×`;
+}
+
+/** Display width in terminal columns; every character the table uses (×, ≤, ≥, —) is one column wide. */
+function width(text: string): number {
+  return [...text].length;
+}

@@ -1,0 +1,214 @@
+/**
+ * The README's code runs. Every fenced code block of README.md becomes its own test, by its info string:
+ *
+ * - `sh`, `bash`, `shell`: each line is a command (`\` continues a line, `#` lines and a leading `$ ` are
+ *   ignored, `a && b` is two commands) run with `sh -c` in the repo root; each must exit 0 within the
+ *   timeout. Skipped: `npm ci` / `npm install` (CI has installed already; the suite must not reinstall)
+ *   and `npm test` / `npm run check` (they would run this suite again). `npx pitchain …` runs as
+ *   `node dist/cli/bin.js …`: that is what it resolves to where the package is installed, while inside
+ *   this checkout npm 11 tries to install the package into its own npx cache and fails.
+ * - `ts`, `typescript`, `js`, `javascript`: written to a file under `.tmp/` (inside the package, so
+ *   `import … from 'pitchain'` resolves by self-reference to the built `dist/`) and run with tsx.
+ * - anything else (`text`, `json`, `console`, …) is shown, not run.
+ *
+ * A block opts out with a `no-run` word in its info string: ```sh no-run
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CommandResult, ensureBuilt, runCommand } from './helpers/build.js';
+import { REPO_ROOT } from './helpers/paths.js';
+
+type CodeBlock = { lang: string; flags: string[]; code: string; line: number };
+
+/** The fenced code blocks of a CommonMark document, with the 1-based line of each opening fence. */
+function codeBlocks(markdown: string): CodeBlock[] {
+  const lines = markdown.split(/\r?\n/);
+  const blocks: CodeBlock[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(lines[i]);
+    if (open === null || (open[2][0] === '`' && open[3].includes('`'))) continue;
+    const [, indent, fence, info] = open;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length; j++) {
+      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j]);
+      if (close !== null && close[1][0] === fence[0] && close[1].length >= fence.length) break;
+      body.push(lines[j].replace(new RegExp(`^ {0,${indent.length}}`), ''));
+    }
+    const [lang = '', ...flags] = info.trim().split(/\s+/).filter(Boolean);
+    blocks.push({ lang: lang.toLowerCase(), flags, code: body.join('\n'), line: i + 1 });
+    i = j;
+  }
+  return blocks;
+}
+
+/** The commands of a shell block: continuations joined, comments and prompts dropped, `&&` split. */
+function shellCommands(code: string): string[] {
+  const commands: string[] = [];
+  for (const line of code.replace(/\\\n/g, ' ').split('\n')) {
+    const text = line.trim().replace(/^\$\s+/, '');
+    if (text === '' || text.startsWith('#')) continue;
+    commands.push(...splitAnd(text));
+  }
+  return commands;
+}
+
+function splitAnd(line: string): string[] {
+  const parts: string[] = [];
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote !== undefined) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"') i++;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    } else if (c === '\\') {
+      i++;
+    } else if (c === '&' && line[i + 1] === '&') {
+      parts.push(line.slice(start, i).trim());
+      start = i + 2;
+      i++;
+    }
+  }
+  parts.push(line.slice(start).trim());
+  return parts.filter((part) => part !== '');
+}
+
+const SKIPPED: ReadonlyArray<[RegExp, string]> = [
+  [/^npm (ci|install|i)(\s|$)/, 'installs; CI has already installed'],
+  [/^npm (test|t|run test|run check)(\s|$)/, 'runs this test suite'],
+];
+const SHELL = new Set(['sh', 'bash', 'shell']);
+const SCRIPT_EXTENSIONS: Readonly<Record<string, string>> = {
+  ts: '.ts',
+  typescript: '.ts',
+  js: '.mjs',
+  javascript: '.mjs',
+};
+const COMMAND_TIMEOUT_MS = 120_000;
+
+function skipReason(command: string): string | undefined {
+  return SKIPPED.find(([pattern]) => pattern.test(command))?.[1];
+}
+
+function asRun(command: string): string {
+  return command.replace(/^npx (--no-install |--no )?pitchain(?=\s|$)/, 'node dist/cli/bin.js');
+}
+
+function failure(what: string, result: CommandResult): string {
+  const how = result.timedOut ? `timed out after ${COMMAND_TIMEOUT_MS} ms` : `exit ${result.code}`;
+  return `${what}: ${how}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+const README = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+const BLOCKS = codeBlocks(README);
+const ENV = { ...process.env, NO_COLOR: '1' };
+
+describe('the README parser', () => {
+  it('finds fenced blocks of either fence kind with their info strings and lines', () => {
+    const markdown = [
+      'text',
+      '```sh',
+      'npm ci && npm start',
+      '```',
+      '~~~ts no-run',
+      'const fence = "```";',
+      '~~~',
+      '````text',
+      '```',
+      '````',
+      '``` not`a`fence',
+    ].join('\n');
+    expect(codeBlocks(markdown)).toEqual([
+      { lang: 'sh', flags: [], code: 'npm ci && npm start', line: 2 },
+      { lang: 'ts', flags: ['no-run'], code: 'const fence = "```";', line: 5 },
+      { lang: 'text', flags: [], code: '```', line: 8 },
+    ]);
+  });
+
+  it('splits shell blocks into commands, keeping quoted && and continuations together', () => {
+    const code =
+      '# set up\n$ npm ci && npm start\n\nnpx pitchain request \\\n  \'/v1/x?a=1&&b=2\' && echo "a && b"';
+    expect(shellCommands(code)).toEqual([
+      'npm ci',
+      'npm start',
+      "npx pitchain request    '/v1/x?a=1&&b=2'",
+      'echo "a && b"',
+    ]);
+    expect(
+      ['npm ci', 'npm install', 'npm test', 'npm run check', 'npm start', 'npm run bench'].map(skipReason),
+    ).toEqual([SKIPPED[0][1], SKIPPED[0][1], SKIPPED[1][1], SKIPPED[1][1], undefined, undefined]);
+    expect(['npx pitchain info --store x', 'npx pitchainx', 'npm start'].map(asRun)).toEqual([
+      'node dist/cli/bin.js info --store x',
+      'npx pitchainx',
+      'npm start',
+    ]);
+  });
+});
+
+describe('README.md', () => {
+  it('shows the set-up and the test command on its first screen', () => {
+    const firstScreen = BLOCKS.filter(
+      (block) => SHELL.has(block.lang) && block.line + block.code.split('\n').length <= 60,
+    ).flatMap((block) => block.code.split('\n').map((line) => line.trim()));
+    expect(firstScreen).toContain('npm ci && npm start');
+    expect(firstScreen).toContain('npm test');
+  });
+
+  it('labels every code block with its language', () => {
+    expect(BLOCKS.filter((block) => block.lang === '').map((block) => `line ${block.line}`)).toEqual([]);
+  });
+});
+
+describe('README.md code blocks run', () => {
+  let scratch: string;
+
+  beforeAll(async () => {
+    await mkdir(join(REPO_ROOT, '.tmp'), { recursive: true });
+    scratch = await mkdtemp(join(REPO_ROOT, '.tmp', 'readme-'));
+    await ensureBuilt();
+  });
+
+  afterAll(async () => {
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  });
+
+  for (const block of BLOCKS) {
+    const title = `line ${block.line}: \`\`\`${[block.lang, ...block.flags].join(' ')}`;
+    const extension = SCRIPT_EXTENSIONS[block.lang];
+    if (block.flags.includes('no-run') || (!SHELL.has(block.lang) && extension === undefined)) {
+      it.skip(`${title} (not run)`, () => {});
+    } else if (SHELL.has(block.lang)) {
+      const commands = shellCommands(block.code);
+      it(
+        title,
+        async () => {
+          for (const command of commands) {
+            if (skipReason(command) !== undefined) continue;
+            const result = await runCommand('sh', ['-c', asRun(command)], {
+              env: ENV,
+              timeoutMs: COMMAND_TIMEOUT_MS,
+            });
+            expect(result.code, failure(command, result)).toBe(0);
+          }
+        },
+        COMMAND_TIMEOUT_MS * Math.max(1, commands.length) + 10_000,
+      );
+    } else {
+      it(
+        title,
+        async () => {
+          const file = join(scratch, `readme-${block.line}${extension}`);
+          await writeFile(file, `${block.code}\n`);
+          const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+          const result = await runCommand(tsx, [file], { env: ENV, timeoutMs: COMMAND_TIMEOUT_MS });
+          expect(result.code, failure(`${block.lang} block`, result)).toBe(0);
+        },
+        COMMAND_TIMEOUT_MS + 10_000,
+      );
+    }
+  }
+});
