@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
 import { registerDemo } from './demo.js';
+import { registerInfo } from './info.js';
 
 export function buildProgram(): Command {
   const program = new Command('pitchain')
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerDemo(program);
+  registerInfo(program);
   return program;
 }
 

@@ -120,9 +120,10 @@ export function createTableSql(table: TableName, name: string = table): string {
 
 /**
  * `CREATE TABLE` text for an ingest staging table: the canonical columns, all nullable (validation reports
- * a missing value with its line instead of a constraint error), plus `_line`, the 1-based source line.
+ * a missing value with its line instead of a constraint error), plus `_line`, the 1-based source line, and
+ * `_reject`, a problem the format found while parsing the row (NULL when none).
  */
 export function createStagingTableSql(table: TableName, name: string = table): string {
   const columns = TABLES[table].map((c) => `"${c.name}" ${c.type}`);
-  return `CREATE TABLE "${name}" (${columns.join(', ')}, "_line" BIGINT)`;
+  return `CREATE TABLE "${name}" (${columns.join(', ')}, "_line" BIGINT, "_reject" VARCHAR)`;
 }

@@ -1,0 +1,50 @@
+/** Where each table's files live and how its partitions are derived from its columns. */
+import { StoreError } from '../errors.js';
+import { TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
+
+export const TABLES_DIR = 'tables';
+
+/** SQL expressions that compute each partition column from a canonical row. */
+export const PARTITION_EXPRESSIONS: Record<TableName, Record<string, string>> = {
+  option_quotes: { underlying: '"underlying"', year: 'year("session_date")' },
+  open_interest: { underlying: '"underlying"', year: 'year("settled_session")' },
+  contracts: { underlying: '"underlying"' },
+  stock_bars: { symbol: '"symbol"', resolution: '"resolution"', year: 'year("session_date")' },
+  splits: {},
+};
+
+/** DuckDB types of the hive partition columns, so that readers never guess them. */
+export const HIVE_TYPES: Record<string, string> = {
+  underlying: 'VARCHAR',
+  symbol: 'VARCHAR',
+  resolution: 'VARCHAR',
+  year: 'INTEGER',
+};
+
+const PARTITION_VALUE = /^[A-Za-z0-9.-]{1,16}$/;
+
+/** The directory (relative to the store, `/`-separated) of one partition of a table. */
+export function partitionDirectory(table: TableName, partition: Record<string, string>): string {
+  const parts = [TABLES_DIR, table];
+  for (const key of TABLE_PARTITIONS[table]) {
+    const value = partition[key];
+    if (value === undefined || !PARTITION_VALUE.test(value)) {
+      throw new StoreError(`invalid ${key} '${String(value)}' for table ${table}`);
+    }
+    parts.push(`${key}=${value}`);
+  }
+  return parts.join('/');
+}
+
+/** The canonical columns stored inside a table's files (partition columns live in the path). */
+export function fileColumns(table: TableName): string[] {
+  const partitionKeys = new Set(TABLE_PARTITIONS[table]);
+  return TABLES[table].map((c) => c.name).filter((name) => !partitionKeys.has(name));
+}
+
+/** Whether two partition descriptions are the same. */
+export function samePartition(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) if (a[key] !== b[key]) return false;
+  return true;
+}

@@ -1,0 +1,132 @@
+/**
+ * The manifest: the list of live Parquet files of every table with their content hashes, plus ingest
+ * provenance. It is replaced atomically (write temp, fsync, rename, fsync dir), so a reader sees one
+ * version or the next, never a mix. Its content hash — excluding wall-clock times — is the data version.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { StoreError } from '../errors.js';
+import { TABLES, type TableName } from './schema.js';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const MANIFEST_FORMAT = 'pitchain-store/1';
+
+/** One Parquet file of a table. `path` is relative to the store directory, with `/` separators. */
+export type FileEntry = {
+  path: string;
+  sha256: string;
+  rows: number;
+  bytes: number;
+  partition: Record<string, string>;
+};
+
+/** What one ingest brought in. `ingestedAt` is informational and not part of the data version. */
+export type ProvenanceEntry = {
+  source: string;
+  sha256: string;
+  format: string;
+  rows: Record<string, number>;
+  rejected: number;
+  ingestedAt: string;
+};
+
+export type Manifest = {
+  format: typeof MANIFEST_FORMAT;
+  dataVersion: string;
+  committedAt: string;
+  tables: Record<TableName, FileEntry[]>;
+  provenance: ProvenanceEntry[];
+};
+
+/** The manifest of a store that has no data yet. */
+export function emptyManifest(): Manifest {
+  const tables = Object.fromEntries(Object.keys(TABLES).map((t) => [t, []])) as unknown as Record<
+    TableName,
+    FileEntry[]
+  >;
+  const manifest: Manifest = {
+    format: MANIFEST_FORMAT,
+    dataVersion: '',
+    committedAt: '',
+    tables,
+    provenance: [],
+  };
+  manifest.dataVersion = computeDataVersion(manifest);
+  return manifest;
+}
+
+/** The data version: a hash of the file lists and provenance, independent of when the commit ran. */
+export function computeDataVersion(manifest: Pick<Manifest, 'tables' | 'provenance'>): string {
+  const tables = Object.keys(TABLES)
+    .sort()
+    .map((name) => [
+      name,
+      [...(manifest.tables[name as TableName] ?? [])]
+        .sort((a, b) => (a.path < b.path ? -1 : 1))
+        .map((f) => [f.path, f.sha256, f.rows]),
+    ]);
+  const provenance = manifest.provenance.map((p) => [p.source, p.sha256, p.format, p.rows, p.rejected]);
+  return createHash('sha256').update(JSON.stringify({ tables, provenance })).digest('hex').slice(0, 16);
+}
+
+/** Reads the manifest of a store directory; a directory without one is an empty store. */
+export async function readManifest(dir: string): Promise<Manifest | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(dir, MANIFEST_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StoreError(`cannot read the manifest of ${dir}`, { cause: error });
+  }
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(text) as Manifest;
+  } catch (cause) {
+    throw new StoreError(`the manifest of ${dir} is not valid JSON`, { cause });
+  }
+  if (manifest.format !== MANIFEST_FORMAT) {
+    throw new StoreError(`${dir} is not a pitchain store (manifest format ${String(manifest.format)})`);
+  }
+  for (const name of Object.keys(TABLES) as TableName[]) manifest.tables[name] ??= [];
+  return manifest;
+}
+
+/** Replaces the manifest atomically: a crash at any point leaves either the old or the new file. */
+export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
+  const target = path.join(dir, MANIFEST_FILE);
+  const temp = `${target}.${process.pid}.tmp`;
+  await writeFileDurably(temp, `${JSON.stringify(manifest, null, 2)}\n`);
+  crashPoint('manifest-written');
+  await fs.rename(temp, target);
+  await fsyncDirectory(dir);
+}
+
+/** Writes a file and flushes it to disk before returning. */
+export async function writeFileDurably(file: string, data: string | Uint8Array): Promise<void> {
+  const handle = await fs.open(file, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes a directory entry (renames, new files) to disk. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Fault injection for the crash-safety tests: when `PITCHAIN_CRASH_AT` names this point the process
+ * kills itself with SIGKILL, exactly as `kill -9` would at that moment.
+ */
+export function crashPoint(name: string): void {
+  if (process.env['PITCHAIN_CRASH_AT'] === name) process.kill(process.pid, 'SIGKILL');
+}

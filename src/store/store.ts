@@ -1,0 +1,83 @@
+/**
+ * The read path: a store opened read-only pins one manifest and exposes each canonical table as a DuckDB
+ * view over exactly that manifest's files. Any number of processes may read while one writes; `refresh()`
+ * moves to a newer manifest when the caller wants it.
+ */
+import path from 'node:path';
+import { StoreError } from '../errors.js';
+import { type Manifest, readManifest } from './manifest.js';
+import { readParquetSql } from './parquet.js';
+import { createTableSql, TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
+import { quoteIdentifier as q, type SqlOptions, SqlSession } from './sql.js';
+
+/** Options for opening a store. */
+export type OpenStoreOptions = SqlOptions;
+
+/** A store opened for reading: one DuckDB per store per process, pinned to one manifest. */
+export class StoreReader {
+  /** Whether each table is currently a view over files or an empty table (a store without its files). */
+  private readonly defined = new Map<TableName, 'VIEW' | 'TABLE'>();
+
+  private constructor(
+    readonly dir: string,
+    readonly sql: SqlSession,
+    private current: Manifest,
+  ) {}
+
+  /** Opens the store in `dir` for reading. */
+  static async open(dir: string, options: OpenStoreOptions = {}): Promise<StoreReader> {
+    const root = path.resolve(dir);
+    const manifest = await readManifest(root);
+    if (manifest === undefined) {
+      throw new StoreError(
+        `${dir} is not a pitchain store (no manifest.json); create one with pitchain ingest or generate`,
+      );
+    }
+    const sql = await SqlSession.open(options);
+    const reader = new StoreReader(root, sql, manifest);
+    await reader.defineViews();
+    return reader;
+  }
+
+  /** The manifest this reader is pinned to. */
+  get manifest(): Manifest {
+    return this.current;
+  }
+
+  /** The data version (manifest content hash) this reader answers from. */
+  get dataVersion(): string {
+    return this.current.dataVersion;
+  }
+
+  /** Moves to the newest committed manifest; returns whether the version changed. */
+  async refresh(): Promise<boolean> {
+    const manifest = await readManifest(this.dir);
+    if (manifest === undefined || manifest.dataVersion === this.current.dataVersion) return false;
+    this.current = manifest;
+    await this.defineViews();
+    return true;
+  }
+
+  /** Closes the DuckDB of this reader. */
+  close(): void {
+    this.sql.close();
+  }
+
+  private async defineViews(): Promise<void> {
+    for (const table of Object.keys(TABLES) as TableName[]) {
+      const files = this.current.tables[table].map((f) => path.join(this.dir, f.path));
+      const kind = this.defined.get(table);
+      if (kind !== undefined) await this.sql.run(`DROP ${kind} ${q(table)}`);
+      if (files.length === 0) {
+        await this.sql.run(createTableSql(table));
+        this.defined.set(table, 'TABLE');
+        continue;
+      }
+      this.defined.set(table, 'VIEW');
+      const columns = TABLES[table].map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`);
+      await this.sql.run(
+        `CREATE VIEW ${q(table)} AS SELECT ${columns.join(', ')} FROM ${readParquetSql(files, TABLE_PARTITIONS[table])}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * The write path: an ingest fills staging tables in a private DuckDB, then `commit` merges them into the
+ * affected partitions, writes new content-addressed Parquet files, and replaces the manifest atomically.
+ * Nothing a reader can see changes before the manifest rename, so a crash leaves the previous version.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { StoreError } from '../errors.js';
+import { classifyExpiration, expirationSeconds, settlementOf } from '../market-time/index.js';
+import {
+  fileColumns,
+  PARTITION_EXPRESSIONS,
+  partitionDirectory,
+  samePartition,
+  TABLES_DIR,
+} from './layout.js';
+import { acquireWriterLock, type WriterLock } from './lock.js';
+import {
+  computeDataVersion,
+  crashPoint,
+  emptyManifest,
+  type FileEntry,
+  fsyncDirectory,
+  MANIFEST_FILE,
+  type Manifest,
+  type ProvenanceEntry,
+  readManifest,
+  writeManifest,
+} from './manifest.js';
+import { fsyncFile, PARQUET_OPTIONS, readParquetSql, sha256File } from './parquet.js';
+import {
+  createStagingTableSql,
+  TABLE_KEYS,
+  TABLE_PARTITIONS,
+  TABLE_SORT,
+  TABLES,
+  type TableName,
+} from './schema.js';
+import { quoteIdentifier as q, quoteLiteral, SqlSession } from './sql.js';
+
+/** What an ingest reports about one source for provenance (the time is added at commit). */
+export type SourceRecord = Omit<ProvenanceEntry, 'ingestedAt'>;
+
+/** The outcome of a commit. */
+export type CommitResult = {
+  dataVersion: string;
+  previousVersion: string;
+  changed: boolean;
+  rows: Partial<Record<TableName, number>>;
+  files: number;
+};
+
+/** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
+const GARBAGE_GRACE_MS = 10 * 60_000;
+
+const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
+
+/** A write in progress: staging tables (every canonical table, plus `_line`) in a private DuckDB. */
+export class WriteTransaction {
+  private finished = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly sql: SqlSession,
+    private readonly lock: WriterLock,
+    private readonly base: Manifest,
+  ) {}
+
+  /** Takes the writer lock of `dir` (creating the store when asked) and opens empty staging tables. */
+  static async begin(dir: string, options: { create?: boolean } = {}): Promise<WriteTransaction> {
+    const root = path.resolve(dir);
+    if (options.create) await fs.mkdir(root, { recursive: true });
+    const stat = await fs.stat(root).catch(() => undefined);
+    if (!stat?.isDirectory()) throw new StoreError(`store directory ${dir} does not exist`);
+    const lock = await acquireWriterLock(root);
+    try {
+      const found = await readManifest(root);
+      if (found === undefined && !options.create) {
+        throw new StoreError(`${dir} is not a pitchain store (no ${MANIFEST_FILE})`);
+      }
+      const base = found ?? emptyManifest();
+      const sql = await SqlSession.open();
+      for (const table of Object.keys(TABLES) as TableName[]) await sql.run(createStagingTableSql(table));
+      return new WriteTransaction(root, sql, lock, base);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** The data version this transaction started from. */
+  get baseVersion(): string {
+    return this.base.dataVersion;
+  }
+
+  /** Whether a source with this content hash and format is already in the store's provenance. */
+  alreadyIngested(sha256: string, format: string): boolean {
+    return this.base.provenance.some((p) => p.sha256 === sha256 && p.format === format);
+  }
+
+  /**
+   * Merges the staged rows into the store and publishes a new version. Rows whose key exists replace the
+   * old ones; sources already in provenance are not recorded twice, so re-ingesting changes nothing.
+   */
+  async commit(sources: readonly SourceRecord[]): Promise<CommitResult> {
+    this.ensureOpen();
+    try {
+      await this.removeGarbage();
+      crashPoint('staged');
+      await this.deriveContracts();
+      const tables = structuredClone(this.base.tables);
+      const rows: Partial<Record<TableName, number>> = {};
+      let files = 0;
+      for (const table of Object.keys(TABLES) as TableName[]) {
+        const staged = Number(await this.sql.value(`SELECT count(*) FROM ${q(table)}`));
+        if (staged === 0) continue;
+        rows[table] = staged;
+        await this.dedupeStaging(table);
+        for (const partition of await this.stagedPartitions(table)) {
+          const entry = await this.writePartition(table, partition, tables[table]);
+          tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
+          if (entry !== undefined) tables[table].push(entry);
+          files++;
+          crashPoint('file-written');
+        }
+        tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
+      }
+      const now = new Date().toISOString();
+      const added = sources
+        .filter((s) => !this.alreadyIngested(s.sha256, s.format))
+        .map((s) => ({ ...s, ingestedAt: now }));
+      const next: Manifest = {
+        ...this.base,
+        tables,
+        provenance: [...this.base.provenance, ...added],
+        committedAt: now,
+      };
+      next.dataVersion = computeDataVersion(next);
+      const changed = next.dataVersion !== this.base.dataVersion;
+      if (changed || (await readManifest(this.dir)) === undefined) await writeManifest(this.dir, next);
+      crashPoint('committed');
+      return { dataVersion: next.dataVersion, previousVersion: this.base.dataVersion, changed, rows, files };
+    } finally {
+      await this.finish();
+    }
+  }
+
+  /** Drops the staged rows and releases the lock; the store is unchanged. */
+  async abort(): Promise<void> {
+    if (!this.finished) await this.finish();
+  }
+
+  private ensureOpen(): void {
+    if (this.finished) throw new StoreError('this write transaction is already finished');
+  }
+
+  private async finish(): Promise<void> {
+    this.finished = true;
+    this.sql.close();
+    await this.lock.release();
+  }
+
+  /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
+  private async deriveContracts(): Promise<void> {
+    await this.sql.run(`
+      CREATE TEMP TABLE seen AS
+      SELECT underlying, option_symbol, min(session_date) AS first_seen FROM (
+        SELECT underlying, option_symbol, session_date FROM option_quotes
+        UNION ALL SELECT underlying, option_symbol, settled_session FROM open_interest
+      ) GROUP BY ALL`);
+    await this.sql.run(
+      `
+      CREATE TEMP TABLE parsed AS
+      SELECT s.underlying, s.option_symbol, s.first_seen,
+             regexp_extract(s.option_symbol, $1, 1) AS root,
+             make_date(2000 + regexp_extract(s.option_symbol, $1, 2)::INTEGER,
+                       regexp_extract(s.option_symbol, $1, 3)::INTEGER,
+                       regexp_extract(s.option_symbol, $1, 4)::INTEGER) AS expiration,
+             CASE regexp_extract(s.option_symbol, $1, 5) WHEN 'C' THEN 'call' ELSE 'put' END AS side,
+             regexp_extract(s.option_symbol, $1, 6)::DECIMAL(12,0) / 1000 AS strike
+      FROM seen s
+      WHERE s.option_symbol NOT IN (SELECT option_symbol FROM contracts)`,
+      [OCC_PARTS],
+    );
+    const pairs = await this.sql.all<{ root: string; expiration: string }>(
+      'SELECT DISTINCT root, expiration FROM parsed ORDER BY ALL',
+    );
+    await this.sql.run(
+      'CREATE TEMP TABLE expiry (root VARCHAR, expiration DATE, expiration_time TIMESTAMPTZ, settlement VARCHAR, monthly BOOLEAN, weekly BOOLEAN, quarterly BOOLEAN)',
+    );
+    const cols: unknown[][] = [[], [], [], [], [], [], []];
+    for (const { root, expiration } of pairs) {
+      const settlement = settlementOf(root, expiration);
+      const kind = classifyExpiration(expiration);
+      const values = [
+        root,
+        expiration,
+        expirationSeconds(expiration, settlement),
+        settlement === 'am-index' ? 'AM' : 'PM',
+        kind.monthly,
+        kind.weekly,
+        kind.quarterly,
+      ];
+      for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
+    }
+    await this.sql.append('expiry', cols);
+    const existing = this.base.tables.contracts.map((f) => path.join(this.dir, f.path));
+    const earliest =
+      existing.length === 0
+        ? 'p.first_seen'
+        : `coalesce(least(p.first_seen, (SELECT min(c.first_traded) FROM ${readParquetSql(existing, TABLE_PARTITIONS.contracts)} c WHERE c.option_symbol = p.option_symbol)), p.first_seen)`;
+    await this.sql.run(`
+      INSERT INTO contracts BY NAME
+      SELECT p.underlying, p.option_symbol, p.root, p.expiration, e.expiration_time, p.side, p.strike,
+             e.settlement, e.monthly, e.weekly, e.quarterly,
+             regexp_matches(p.root, '[0-9]$') AS nonstandard,
+             ${earliest} AS first_traded,
+             NULL AS _line
+      FROM parsed p JOIN expiry e USING (root, expiration)`);
+  }
+
+  /** Within one ingest a key appears once: the row from the latest source line wins. */
+  private async dedupeStaging(table: TableName): Promise<void> {
+    const keys = TABLE_KEYS[table].map(q).join(', ');
+    const all = TABLES[table].map((c) => q(c.name)).join(', ');
+    await this.sql.run(`
+      CREATE OR REPLACE TABLE ${q(table)} AS
+      SELECT * FROM ${q(table)}
+      QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY "_line" DESC NULLS LAST, ${all}) = 1`);
+  }
+
+  private async stagedPartitions(table: TableName): Promise<Record<string, string>[]> {
+    const keys = TABLE_PARTITIONS[table];
+    if (keys.length === 0) return [{}];
+    const exprs = keys.map((k) => `CAST(${PARTITION_EXPRESSIONS[table][k]} AS VARCHAR) AS ${q(k)}`);
+    return this.sql.all<Record<string, string>>(
+      `SELECT DISTINCT ${exprs.join(', ')} FROM ${q(table)} ORDER BY ALL`,
+    );
+  }
+
+  /** Writes the merged content of one partition to a new content-addressed file. */
+  private async writePartition(
+    table: TableName,
+    partition: Record<string, string>,
+    current: readonly FileEntry[],
+  ): Promise<FileEntry | undefined> {
+    const keys = TABLE_PARTITIONS[table];
+    const columns = fileColumns(table);
+    const colList = columns.map(q).join(', ');
+    const match = keys.map(
+      (k) => `CAST(${PARTITION_EXPRESSIONS[table][k]} AS VARCHAR) = ${quoteLiteral(partition[k]!)}`,
+    );
+    const where = match.length === 0 ? 'TRUE' : match.join(' AND ');
+    const old = current
+      .filter((f) => samePartition(f.partition, partition))
+      .map((f) => path.join(this.dir, f.path));
+    const keyMatch = TABLE_KEYS[table].map((k) => `s.${q(k)} = e.${q(k)}`).join(' AND ');
+    const kept =
+      old.length === 0
+        ? ''
+        : `UNION ALL SELECT ${columns.map((c) => `e.${q(c)}`).join(', ')}
+           FROM ${readParquetSql(old, keys)} e
+           WHERE NOT EXISTS (SELECT 1 FROM ${q(table)} s WHERE ${keyMatch})`;
+    const dirRel = partitionDirectory(table, partition);
+    const dirAbs = path.join(this.dir, dirRel);
+    await fs.mkdir(dirAbs, { recursive: true });
+    const temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
+    const sort = TABLE_SORT[table].map(q).join(', ');
+    const rows = Number(
+      await this.sql.value(`
+        COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})
+        TO ${quoteLiteral(temp)} (${PARQUET_OPTIONS})`),
+    );
+    await fsyncFile(temp);
+    const sha256 = await sha256File(temp);
+    const name = `${sha256.slice(0, 32)}.parquet`;
+    await fs.rename(temp, path.join(dirAbs, name));
+    await fsyncDirectory(dirAbs);
+    const { size } = await fs.stat(path.join(dirAbs, name));
+    return { path: `${dirRel}/${name}`, sha256, rows, bytes: size, partition };
+  }
+
+  /** Removes files left by crashed writers and files no manifest has referenced for a while. */
+  private async removeGarbage(): Promise<void> {
+    const live = new Set(Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)));
+    const root = path.join(this.dir, TABLES_DIR);
+    const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+    const now = Date.now();
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const abs = path.join(entry.parentPath, entry.name);
+      const rel = path.relative(this.dir, abs).split(path.sep).join('/');
+      if (live.has(rel)) continue;
+      const stale = entry.name.startsWith('.tmp-') || now - (await fs.stat(abs)).mtimeMs > GARBAGE_GRACE_MS;
+      if (stale) await fs.rm(abs, { force: true });
+    }
+  }
+}

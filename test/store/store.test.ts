@@ -1,0 +1,236 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../src/errors.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { StoreReader } from '../../src/store/store.js';
+import { type SourceRecord, WriteTransaction } from '../../src/store/writer.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { stageSyntheticQuotes } from './fixtures/synthetic.js';
+
+const dirs: string[] = [];
+async function tempStore(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-store-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await fs.rm(dir, { recursive: true, force: true });
+});
+
+const source = (batch: number): SourceRecord => ({
+  source: `batch-${batch}.csv`,
+  sha256: `hash-${batch}`,
+  format: 'synthetic',
+  rows: { option_quotes: 30 },
+  rejected: 0,
+});
+
+async function ingest(dir: string, batch: number, sessions = 3, strikes = 10): Promise<string> {
+  const tx = await WriteTransaction.begin(dir, { create: true });
+  await stageSyntheticQuotes(tx.sql, { batch, sessions, strikes });
+  return (await tx.commit([source(batch)])).dataVersion;
+}
+
+describe('store commit and read', () => {
+  it('publishes staged rows as a new version that a reader sees whole, with derived contracts', async () => {
+    const dir = await tempStore();
+    const version = await ingest(dir, 0);
+    const reader = await StoreReader.open(dir);
+    try {
+      expect(reader.dataVersion).toBe(version);
+      expect(
+        await reader.sql.all(
+          'SELECT count(*) AS n, min(session_date) AS first, max(bid) AS bid FROM option_quotes',
+        ),
+      ).toEqual([{ n: 30, first: '2024-01-02', bid: 14.09 }]);
+      expect(
+        await reader.sql.all(
+          `SELECT underlying, option_symbol, root, expiration, expiration_time, side, strike, settlement, monthly, weekly,
+                  quarterly, nonstandard, first_traded FROM contracts ORDER BY option_symbol LIMIT 1`,
+        ),
+      ).toEqual([
+        {
+          underlying: 'SPY',
+          option_symbol: 'SPY250117C00400000',
+          root: 'SPY',
+          expiration: '2025-01-17',
+          expiration_time: Date.parse('2025-01-17T21:00:00Z') / 1000,
+          side: 'call',
+          strike: 400,
+          settlement: 'PM',
+          monthly: true,
+          weekly: false,
+          quarterly: false,
+          nonstandard: false,
+          first_traded: '2024-01-02',
+        },
+      ]);
+      const files = reader.manifest.tables.option_quotes.map((f) => f.path);
+      expect(files).toEqual([
+        expect.stringMatching(/^tables\/option_quotes\/underlying=SPY\/year=2024\/[0-9a-f]{32}\.parquet$/),
+      ]);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('changes nothing when the same source is ingested again, and gives equal stores equal versions', async () => {
+    const a = await tempStore();
+    const b = await tempStore();
+    const first = await ingest(a, 0);
+    expect(await ingest(a, 0)).toBe(first);
+    expect((await readManifest(a))!.provenance).toHaveLength(1);
+    expect(await ingest(b, 0)).toBe(first);
+  });
+
+  it('lets a newer source replace the same keys and records both sources', async () => {
+    const dir = await tempStore();
+    const first = await ingest(dir, 0, 3, 10);
+    const second = await ingest(dir, 1, 2, 10);
+    expect(second).not.toBe(first);
+    const reader = await StoreReader.open(dir);
+    try {
+      expect(
+        await reader.sql.all(
+          'SELECT session_date, count(*) AS n, min(bid) AS bid FROM option_quotes GROUP BY ALL ORDER BY ALL',
+        ),
+      ).toEqual([
+        { session_date: '2024-01-02', n: 10, bid: 15 },
+        { session_date: '2024-01-03', n: 10, bid: 15 },
+        { session_date: '2024-01-04', n: 10, bid: 14 },
+      ]);
+      expect(reader.manifest.provenance.map((p) => p.source)).toEqual(['batch-0.csv', 'batch-1.csv']);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('keeps a reader on its version while a writer commits, until it refreshes', async () => {
+    const dir = await tempStore();
+    const first = await ingest(dir, 0);
+    const reader = await StoreReader.open(dir);
+    try {
+      const second = await ingest(dir, 1, 5, 10);
+      expect(await reader.sql.value('SELECT count(*) FROM option_quotes')).toBe(30);
+      expect(reader.dataVersion).toBe(first);
+      expect(await reader.refresh()).toBe(true);
+      expect(reader.dataVersion).toBe(second);
+      expect(await reader.sql.value('SELECT count(*) FROM option_quotes')).toBe(50);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('admits one writer at a time and refuses to open what is not a store', async () => {
+    const dir = await tempStore();
+    const tx = await WriteTransaction.begin(dir, { create: true });
+    try {
+      await expect(WriteTransaction.begin(dir)).rejects.toThrow(/another process \(pid \d+\) is writing/);
+    } finally {
+      await tx.abort();
+    }
+    await expect(StoreReader.open(dir)).rejects.toBeInstanceOf(StoreError);
+    await expect(WriteTransaction.begin(path.join(dir, 'missing'))).rejects.toThrow(/does not exist/);
+  });
+});
+
+const WRITE_CHILD = path.join(REPO_ROOT, 'test/store/fixtures/write-child.ts');
+const READ_CHILD = path.join(REPO_ROOT, 'test/store/fixtures/read-child.ts');
+
+type ChildResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+function runChild(
+  script: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; killAfterMs?: number } = {},
+): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    // In-process loader (not the tsx wrapper binary), so that a kill reaches the process doing the work.
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer =
+      options.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('crash safety with a real writer process', () => {
+  const args = (dir: string, batch: number) => [dir, String(batch), '120', '150'];
+
+  it('leaves the previous version after kill -9 at every commit step, and a re-run matches an uninterrupted one', async () => {
+    const reference = await tempStore();
+    await runChild(WRITE_CHILD, args(reference, 0));
+    const expected = (await runChild(WRITE_CHILD, args(reference, 1))).stdout.trim();
+
+    for (const point of ['staged', 'file-written', 'manifest-written', 'committed']) {
+      const dir = await tempStore();
+      const base = (await runChild(WRITE_CHILD, args(dir, 0))).stdout.trim();
+      const crashed = await runChild(WRITE_CHILD, args(dir, 1), { env: { PITCHAIN_CRASH_AT: point } });
+      expect(crashed.signal, point).toBe('SIGKILL');
+      const after = (await readManifest(dir))!.dataVersion;
+      expect(after, point).toBe(point === 'committed' ? expected : base);
+      const reader = await StoreReader.open(dir);
+      reader.close();
+      const rerun = await runChild(WRITE_CHILD, args(dir, 1));
+      expect(rerun.stderr, point).toBe('');
+      expect(rerun.stdout.trim(), point).toBe(expected);
+    }
+  });
+
+  it('survives kill -9 at arbitrary moments', async () => {
+    const reference = await tempStore();
+    const base = (await runChild(WRITE_CHILD, args(reference, 0))).stdout.trim();
+    const expected = (await runChild(WRITE_CHILD, args(reference, 1))).stdout.trim();
+    const dir = await tempStore();
+    await runChild(WRITE_CHILD, args(dir, 0));
+    for (const delay of [150, 400, 700, 1000, 1300]) {
+      await runChild(WRITE_CHILD, args(dir, 1), { killAfterMs: delay });
+      expect([base, expected]).toContain((await readManifest(dir))!.dataVersion);
+    }
+    expect((await runChild(WRITE_CHILD, args(dir, 1))).stdout.trim()).toBe(expected);
+  });
+});
+
+describe('concurrency with real processes', () => {
+  it('lets readers query while a writer ingests; each read sees one whole version', async () => {
+    const dir = await tempStore();
+    await runChild(WRITE_CHILD, [dir, '0', '60', '100']);
+    const readers = [runChild(READ_CHILD, [dir, '6000']), runChild(READ_CHILD, [dir, '6000'])];
+    for (const batch of [1, 2, 3, 4]) {
+      const result = await runChild(WRITE_CHILD, [dir, String(batch), '60', '100']);
+      expect(result.stderr).toBe('');
+    }
+    const results = await Promise.all(readers);
+    const versions = new Set<string>();
+    for (const result of results) {
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines.length).toBeGreaterThan(2);
+      for (const line of lines) {
+        expect(line).toMatch(/^ok [0-9a-f]{16} 6000 [0-4]$/);
+        versions.add(line.split(' ')[1]!);
+      }
+    }
+    expect(versions.size).toBeGreaterThan(1);
+  });
+});
