@@ -1,0 +1,458 @@
+/**
+ * The request pipeline shared by the library face (`store.request`) and the HTTP server: request line
+ * limit, query parsing (last occurrence wins), authentication, routing, modes and entitlements at clock
+ * T, the response cache, output formats, credits and headers. Endpoints only answer questions.
+ */
+import { type Account, type AccountBook, LOCAL_ACCOUNT } from '../billing/accounts.js';
+import { creditsFor } from '../billing/credits.js';
+import { Ledger } from '../billing/ledger.js';
+import { type ErrorBody, MarketDataError } from '../errors.js';
+import { type Clock, fixedClock, parseDateInput, systemClock } from '../market-time/index.js';
+import type { SqlSession } from '../store/sql.js';
+import { ResponseCache } from './cache.js';
+import { parseMode, resolveFreshness } from './modes.js';
+import {
+  keep,
+  type OutputOptions,
+  parseOutputOptions,
+  renderAnswer,
+  renderError,
+  renderNoData,
+  UNIVERSAL_KEYS,
+} from './output.js';
+import { Router } from './router.js';
+import type { Answer, Endpoint, EndpointResult } from './types.js';
+
+/** The maximum HTTP request line (specification L1). */
+export const MAX_REQUEST_LINE = 4094;
+
+/** What a request returns: status, headers and the body text exactly as the service would send them. */
+export type ApiResponse = {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly credits: number;
+};
+
+/** Per-request options of the library face. */
+export type RequestOptions = {
+  /** Clock instant T: epoch seconds, a Date, or any input date form (`2024-03-15T15:45:00-04:00`). */
+  readonly now?: number | Date | string;
+  /** API token (else the `Authorization` header or the `token` parameter). */
+  readonly token?: string;
+  /** Request headers (names in any case). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Caller's IP address, for the one-device rule (the server passes it). */
+  readonly ip?: string;
+};
+
+/** How an API instance is set up. */
+export type ApiOptions = {
+  readonly sql: SqlSession;
+  readonly endpoints: readonly Endpoint[];
+  /** Accounts; without them every request acts for the default local account. */
+  readonly accounts?: AccountBook;
+  /** The clock used when a request names no `now` (default: real time). */
+  readonly clock?: Clock;
+  /** Append every request-log entry to this JSON-lines file. */
+  readonly ledgerFile?: string;
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  203: 'Non-Authoritative Information',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+/** The reason phrase of a status code. */
+export function statusText(status: number): string {
+  return STATUS_TEXT[status] ?? '';
+}
+
+const BASE_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'X-Content-Type-Options': 'nosniff',
+  Vary: 'Accept, Origin',
+};
+
+/** One API over one store: routing, accounts, ledger and cache live as long as it does. */
+export class Api {
+  readonly ledger: Ledger;
+  private readonly router: Router;
+  private readonly cache = new ResponseCache();
+  private readonly clock: Clock;
+
+  constructor(private readonly options: ApiOptions) {
+    this.router = new Router(options.endpoints);
+    this.ledger = new Ledger(options.ledgerFile);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Answers `GET <target>` (path and query) at clock T exactly as the service would. */
+  async request(target: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const nowSeconds = this.resolveNow(options.now);
+    const requestLine = `GET ${target} HTTP/1.1`;
+    if (Buffer.byteLength(requestLine) > MAX_REQUEST_LINE)
+      return requestLineTooLarge(Buffer.byteLength(requestLine));
+
+    const queryAt = target.indexOf('?');
+    const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
+    const rawQuery = queryAt < 0 ? '' : target.slice(queryAt + 1);
+    const query: Record<string, string> = {};
+    for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v; // the last occurrence wins
+    const malformed = /[&=]/.test(rawPath) || rawQuery.includes('?');
+
+    let output: OutputOptions | undefined;
+    let account: Account | undefined;
+    try {
+      output = parseOutputOptions(query);
+      const headers = lowerCaseKeys(options.headers ?? {});
+      const token = options.token ?? bearer(headers['authorization']) ?? query['token'];
+      const path = rawPath.replace(/\/{2,}/g, '/');
+      if (/^\/headers\/?$/i.test(path)) return this.plain(200, echoHeaders(headers));
+      if (/^\/status\/?$/i.test(path)) return this.plain(200, this.statusBody(nowSeconds));
+      account = this.authenticate(token);
+      if (account === undefined) {
+        throw new MarketDataError(
+          401,
+          'Unauthorized. Send a valid token in the Authorization header (Bearer) or as the token parameter.',
+        );
+      }
+      if (malformed) {
+        throw new MarketDataError(
+          400,
+          'Malformed URL. Start the query string with ? and separate parameters with &.',
+        );
+      }
+      if (/^\/user\/?$/i.test(path)) return this.userResponse(account, nowSeconds);
+      const match = this.route(path);
+      if (match === undefined) throw new MarketDataError(404, `No endpoint at ${path}.`);
+      return await this.answer(
+        match.endpoint,
+        match.params,
+        query,
+        output,
+        account,
+        nowSeconds,
+        rawPath,
+        options.ip,
+      );
+    } catch (error) {
+      const failure = toFailure(error);
+      const rendered = renderError(failure.body, output);
+      const credits = 0;
+      const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
+      const entry =
+        account === undefined
+          ? undefined
+          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds);
+      return {
+        status: failure.status,
+        headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
+        body: rendered.body,
+        credits,
+      };
+    }
+  }
+
+  private async answer(
+    endpoint: Endpoint,
+    pathParams: Record<string, string>,
+    query: Record<string, string>,
+    output: OutputOptions,
+    account: Account,
+    nowSeconds: number,
+    rawPath: string,
+    ip: string | undefined,
+  ): Promise<ApiResponse> {
+    const boundIp = this.ledger.checkDevice(account, ip, nowSeconds);
+    if (boundIp !== undefined) {
+      throw new MarketDataError(
+        403,
+        'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.',
+        {
+          body: {
+            s: 'error',
+            errmsg:
+              'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.',
+            authorizedIP: boundIp,
+            blockedIP: ip,
+            troubleshootingGuide: 'https://www.marketdata.app/docs/api/troubleshooting/multiple-ip-addresses',
+          },
+        },
+      );
+    }
+    if (this.ledger.remaining(account, nowSeconds) < 1) {
+      throw new MarketDataError(429, 'API credit limit reached for current window.', {
+        body: {
+          s: 'error',
+          errmsg: 'API credit limit reached for current window.',
+          troubleshootingGuide: 'https://www.marketdata.app/docs/api/troubleshooting/running-out-of-credits',
+        },
+      });
+    }
+    if (!this.ledger.enter(account)) {
+      throw new MarketDataError(
+        429,
+        'Too many concurrent requests. Please reduce parallel requests and retry.',
+        {
+          body: {
+            s: 'error',
+            errmsg: 'Too many concurrent requests. Please reduce parallel requests and retry.',
+            troubleshootingGuide:
+              'https://www.marketdata.app/docs/api/troubleshooting/too-many-concurrent-requests',
+          },
+        },
+      );
+    }
+    try {
+      const mode = parseMode(query['mode'] ?? query['feed']);
+      const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
+      const endpointQuery: Record<string, string> = {};
+      for (const [k, v] of Object.entries(query)) {
+        if (!(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
+      }
+      if (asOf.kind === 'dated') delete endpointQuery['date'];
+      const cacheKey = ResponseCache.key(endpoint.service, pathParams, endpointQuery);
+
+      let result: EndpointResult;
+      let status = 200;
+      if (resolved === 'cached') {
+        const entry = this.cache.get(cacheKey);
+        const maxAge = parseMaxAge(query['maxage'] ?? query['maxAge'], nowSeconds);
+        const fresh =
+          entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
+        if (!fresh) return await this.finish(account, rawPath, 204, 0, nowSeconds, '', undefined);
+        result = entry.answer;
+        status = 203;
+      } else {
+        const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
+        const entry = cutoff === undefined ? undefined : this.cache.get(cacheKey);
+        if (
+          entry !== undefined &&
+          entry.cutoffSeconds === cutoff &&
+          (resolved === 'live' || resolved === 'delayed')
+        ) {
+          result = entry.answer;
+          status = 203;
+        } else {
+          result = await endpoint.handle({
+            sql: this.options.sql,
+            nowSeconds,
+            path: pathParams,
+            query: endpointQuery,
+            asOf,
+            mode: resolved,
+          });
+          if (
+            result.kind === 'ok' &&
+            cutoff !== undefined &&
+            (resolved === 'live' || resolved === 'delayed')
+          ) {
+            this.cache.set(cacheKey, {
+              answer: result,
+              snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
+              cutoffSeconds: cutoff,
+            });
+          }
+        }
+      }
+      if (result.kind === 'no_data') {
+        const rendered = renderNoData(result, output);
+        return await this.finish(
+          account,
+          rawPath,
+          rendered.status,
+          0,
+          nowSeconds,
+          rendered.body,
+          rendered.contentType,
+        );
+      }
+      const { fields, kept } = keep(result, output);
+      const credits = creditsFor(
+        result.billing,
+        kept.rows,
+        kept.keys.length > 0 ? kept.keys : allKeys(result),
+        status === 203 && resolved === 'cached',
+      );
+      const rendered = renderAnswer(result, fields, output);
+      return await this.finish(
+        account,
+        rawPath,
+        status,
+        credits,
+        nowSeconds,
+        rendered.body,
+        rendered.contentType,
+      );
+    } finally {
+      this.ledger.leave(account);
+    }
+  }
+
+  private async finish(
+    account: Account,
+    rawPath: string,
+    status: number,
+    credits: number,
+    nowSeconds: number,
+    body: string,
+    contentType: string | undefined,
+  ): Promise<ApiResponse> {
+    const entry = await this.ledger.record(account, rawPath, status, credits, nowSeconds);
+    const headers: Record<string, string> = { ...BASE_HEADERS };
+    if (contentType !== undefined) headers['Content-Type'] = contentType;
+    Object.assign(headers, this.ledger.headers(account, nowSeconds, credits), rayHeaders(entry));
+    return { status, headers, body, credits };
+  }
+
+  private authenticate(token: string | undefined): Account | undefined {
+    const book = this.options.accounts;
+    if (book === undefined) return LOCAL_ACCOUNT;
+    return token === undefined || token === '' ? undefined : book.find(token);
+  }
+
+  private route(path: string) {
+    try {
+      return this.router.match(path);
+    } catch {
+      throw new MarketDataError(400, 'Malformed URL: a percent escape in the path could not be decoded.');
+    }
+  }
+
+  private resolveNow(now: RequestOptions['now']): number {
+    if (now === undefined) return this.clock.nowSeconds();
+    if (typeof now === 'number') return now;
+    if (now instanceof Date) return now.getTime() / 1000;
+    const parsed = parseDateInput(now, this.clock);
+    if (parsed.kind === 'instant') return parsed.tsSeconds;
+    throw new RangeError(`'now' must be an instant, not the date '${now}'`);
+  }
+
+  private plain(status: number, body: unknown): ApiResponse {
+    return {
+      status,
+      headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      credits: 0,
+    };
+  }
+
+  private userResponse(account: Account, nowSeconds: number): ApiResponse {
+    const cap = account.userType !== 'nonpro' ? 'historical' : account.opra ? 'realtime' : 'delayed';
+    return {
+      status: 200,
+      headers: {
+        ...BASE_HEADERS,
+        'Content-Type': 'application/json',
+        ...this.ledger.headers(account, nowSeconds, 0),
+      },
+      body: JSON.stringify({
+        'x-ratelimit-requests-remaining': this.ledger.remaining(account, nowSeconds),
+        'x-ratelimit-requests-limit': account.credits.limit,
+        'x-options-data-permissions': cap,
+      }),
+      credits: 0,
+    };
+  }
+
+  private statusBody(nowSeconds: number): unknown {
+    const services = [...new Set(this.options.endpoints.map((e) => e.service))].sort();
+    return {
+      s: 'ok',
+      service: services,
+      status: services.map(() => 'online'),
+      online: services.map(() => true),
+      uptimePct30d: services.map(() => 1),
+      uptimePct90d: services.map(() => 1),
+      updated: services.map(() => Math.floor(nowSeconds)),
+    };
+  }
+}
+
+function allKeys(answer: Answer): string[] {
+  return answer.fields.map((f) => f.key);
+}
+
+function toFailure(error: unknown): { status: number; body: ErrorBody } {
+  if (error instanceof MarketDataError) return { status: error.status, body: error.body };
+  if (error instanceof RangeError || error instanceof URIError) {
+    return { status: 400, body: { s: 'error', errmsg: error.message } };
+  }
+  return { status: 500, body: { s: 'error', errmsg: 'Internal error.' } };
+}
+
+function requestLineTooLarge(size: number): ApiResponse {
+  return {
+    status: 400,
+    headers: { 'Content-Type': 'text/html' },
+    body: `<html><head><title>Bad Request</title></head><body><h1><p>Bad Request</p></h1>Request Line is too large (${size} > ${MAX_REQUEST_LINE})</body></html>`,
+    credits: 0,
+  };
+}
+
+function rayHeaders(entry: { ray: string; logId: number } | undefined): Record<string, string> {
+  if (entry === undefined) return {};
+  return { 'CF-Ray': entry.ray, 'X-Api-Response-Log-Id': String(entry.logId) };
+}
+
+function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function bearer(value: string | undefined): string | undefined {
+  const match = value === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match?.[1];
+}
+
+/** The `/headers/` echo: lower-case names, the token redacted but for its last four characters. */
+function echoHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (k === 'authorization') {
+      const token = bearer(v) ?? v;
+      out[k] = `Bearer ${'*'.repeat(Math.max(0, token.length - 4))}${token.slice(-4)}`;
+    } else out[k] = v;
+  }
+  return out;
+}
+
+const RELATIVE_AGE = /^(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i;
+
+/** The oldest snapshot instant `maxage` accepts: relative (`30s`, `5min`, `1h`, `2d`) or an absolute instant. */
+function parseMaxAge(text: string | undefined, nowSeconds: number): number {
+  if (text === undefined || text === '') return Number.NEGATIVE_INFINITY;
+  const relative = RELATIVE_AGE.exec(text.trim());
+  if (relative !== null) {
+    const unit = relative[2]!.toLowerCase();
+    const seconds = unit.startsWith('s')
+      ? 1
+      : unit.startsWith('m')
+        ? 60
+        : unit.startsWith('h')
+          ? 3600
+          : 86_400;
+    return nowSeconds - Number(relative[1]) * seconds;
+  }
+  try {
+    const parsed = parseDateInput(text, fixedClock(nowSeconds));
+    if (parsed.kind === 'instant') return parsed.tsSeconds;
+  } catch {
+    // fall through to the 400 below
+  }
+  throw new MarketDataError(
+    400,
+    `Invalid maxage '${text}'. Use a duration such as 30s, 5min, 1h or 2d, or a date and time.`,
+  );
+}

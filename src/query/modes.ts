@@ -1,0 +1,151 @@
+/**
+ * Modes at clock T (semantics §5): which snapshot a request may see, after the account's plan and
+ * entitlements, and the rules for `date`.
+ */
+import { type Account, isPaid } from '../billing/accounts.js';
+import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
+import {
+  fixedClock,
+  indexOptionCloseSeconds,
+  isSession,
+  parseDateInput,
+  previousSession,
+  sessionOpenSeconds,
+  toEtDate,
+} from '../market-time/index.js';
+import type { AsOf, Endpoint, Mode } from './types.js';
+
+const MODE_NAMES: Record<string, Mode> = {
+  live: 'live',
+  delayed: 'delayed',
+  eod: 'eod',
+  historical: 'historical',
+  cached: 'cached',
+  cache: 'cached',
+  stale: 'cached',
+};
+
+/** Freshness order: a larger rank is older data. */
+const RANK: Record<Exclude<Mode, 'cached'>, number> = { live: 0, delayed: 1, eod: 2, historical: 3 };
+
+const DELAY_SECONDS = 15 * 60;
+
+/** The resolved freshness of a request. */
+export type Resolved = { mode: Mode; asOf: AsOf };
+
+/** Reads the `mode` parameter (undefined when omitted); an unknown value is a 400. */
+export function parseMode(text: string | undefined): Mode | undefined {
+  if (text === undefined || text === '') return undefined;
+  const mode = MODE_NAMES[text.toLowerCase()];
+  if (mode === undefined) {
+    throw new MarketDataError(400, `Invalid mode '${text}'. Use live, delayed, eod, historical or cached.`);
+  }
+  return mode;
+}
+
+/** The freshest mode the account's entitlement allows for an endpoint family. */
+export function entitlementCap(account: Account, family: Endpoint['family']): Exclude<Mode, 'cached'> {
+  switch (family) {
+    case 'options':
+      if (account.userType !== 'nonpro') return 'historical';
+      return account.opra ? 'live' : 'delayed';
+    case 'stocks':
+      return account.userType === 'nonpro' ? 'delayed' : 'historical';
+    case 'prices':
+    case 'none':
+      return 'live';
+  }
+}
+
+/**
+ * Resolves mode and as-of for a request at T. `requested` is the parsed `mode`; `date` the raw `date`
+ * parameter of an endpoint that takes historical dates. Throws the specification's 400/402/404s.
+ */
+export function resolveFreshness(
+  endpoint: Endpoint,
+  account: Account,
+  requested: Mode | undefined,
+  date: string | undefined,
+  nowSeconds: number,
+): Resolved {
+  if (!isPaid(account.plan) && requested !== undefined && requested !== 'historical') {
+    throw new MarketDataError(
+      402,
+      `The ${requested} mode is available on paid plans only. Free and trial accounts receive historical data.`,
+    );
+  }
+  if (requested === 'cached' && !endpoint.cacheable) {
+    throw new MarketDataError(400, 'Cached mode is available for quotes and option chains only.');
+  }
+  if (endpoint.dated && date !== undefined && date !== '') {
+    if (requested !== undefined && requested !== 'historical' && requested !== 'eod') {
+      throw new MarketDataError(400, FIXED_MESSAGES.invalidDate);
+    }
+    const session = parseHistoricalDate(date, nowSeconds);
+    return { mode: requested ?? 'historical', asOf: { kind: 'dated', session } };
+  }
+  if (requested === 'cached') return { mode: 'cached', asOf: current('live', nowSeconds) };
+  const wanted: Exclude<Mode, 'cached'> = requested ?? (isPaid(account.plan) ? 'live' : 'historical');
+  const cap = entitlementCap(account, endpoint.family);
+  const effective = RANK[cap] > RANK[wanted] ? cap : wanted;
+  return { mode: effective, asOf: current(effective, nowSeconds) };
+}
+
+/** The as-of of a current request in a mode at T. */
+export function current(mode: Exclude<Mode, 'cached'>, nowSeconds: number): AsOf {
+  switch (mode) {
+    case 'live':
+      return { kind: 'current', cutoffSeconds: nowSeconds, eodOnly: false, maxSession: null };
+    case 'delayed':
+      return { kind: 'current', cutoffSeconds: nowSeconds - DELAY_SECONDS, eodOnly: false, maxSession: null };
+    case 'eod': {
+      const session = latestSession(nowSeconds, indexOptionCloseSeconds);
+      return {
+        kind: 'current',
+        cutoffSeconds: indexOptionCloseSeconds(session),
+        eodOnly: true,
+        maxSession: session,
+      };
+    }
+    case 'historical': {
+      const session = previousSession(latestSession(nowSeconds, sessionOpenSeconds));
+      return {
+        kind: 'current',
+        cutoffSeconds: indexOptionCloseSeconds(session),
+        eodOnly: true,
+        maxSession: session,
+      };
+    }
+  }
+}
+
+/** The latest session S whose `instantOf(S)` is at or before T. */
+function latestSession(nowSeconds: number, instantOf: (session: string) => number): string {
+  const today = toEtDate(nowSeconds);
+  if (isSession(today) && instantOf(today) <= nowSeconds) return today;
+  return previousSession(today);
+}
+
+/** A `date=` value: a past session in ET, or the specification's 400 / 404. */
+function parseHistoricalDate(text: string, nowSeconds: number): string {
+  let session: string;
+  try {
+    const parsed = parseDateInput(text, fixedClock(nowSeconds));
+    session = parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
+  } catch {
+    throw new MarketDataError(400, `Invalid date '${text}'. Use a date such as 2024-03-15.`);
+  }
+  if (session >= toEtDate(nowSeconds)) throw new MarketDataError(400, FIXED_MESSAGES.invalidDate);
+  let open: boolean;
+  try {
+    open = isSession(session);
+  } catch {
+    throw new MarketDataError(400, `Invalid date '${text}'. The calendar covers 2000 to 2035.`);
+  }
+  if (!open) {
+    throw new MarketDataError(404, 'Market closed on this date.', {
+      body: { s: 'no_data', errmsg: 'Market closed on this date.' },
+    });
+  }
+  return session;
+}

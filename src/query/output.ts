@@ -1,0 +1,221 @@
+/**
+ * Universal parameters and output formats (api-reference §7): `format` (json|csv, `headers`),
+ * `dateformat`, `columns`, `human`, `limit`/`offset`. Endpoints return typed columns; everything about
+ * how they are printed happens here, once.
+ */
+import { z } from 'zod';
+import type { ErrorBody } from '../errors.js';
+import { MarketDataError } from '../errors.js';
+import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
+import type { Answer, Field, FieldKind, NoData } from './types.js';
+
+export const DEFAULT_LIMIT = 10_000;
+export const MAX_LIMIT = 50_000;
+
+/** The universal parameters after parsing. */
+export type OutputOptions = {
+  readonly format: 'json' | 'csv';
+  readonly headers: boolean;
+  readonly dateformat: DateFormat | undefined;
+  readonly columns: readonly string[] | undefined;
+  readonly human: boolean;
+  readonly limit: number;
+  readonly offset: number;
+};
+
+/** Query keys the pipeline consumes; endpoints never see them. */
+export const UNIVERSAL_KEYS = [
+  'format',
+  'headers',
+  'dateformat',
+  'columns',
+  'human',
+  'limit',
+  'offset',
+  'mode',
+  'maxage',
+  'maxAge',
+  'feed',
+  'token',
+] as const;
+
+const bool = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(z.enum(['true', 'false', '1', '0']))
+  .transform((s) => s === 'true' || s === '1');
+
+const count = (name: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n <= max, `${name} must be at most ${max}`);
+
+const schema = z.object({
+  format: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['json', 'csv']))
+    .optional(),
+  headers: bool.optional(),
+  dateformat: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(['unix', 'timestamp', 'spreadsheet']))
+    .optional(),
+  columns: z.string().optional(),
+  human: bool.optional(),
+  limit: count('limit', MAX_LIMIT).optional(),
+  offset: count('offset', Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** Parses the universal parameters; a bad value is a 400 naming the parameter. */
+export function parseOutputOptions(query: Readonly<Record<string, string>>): OutputOptions {
+  const parsed = schema.safeParse({
+    format: query['format'],
+    headers: query['headers'],
+    dateformat: query['dateformat'],
+    columns: query['columns'],
+    human: query['human'],
+    limit: query['limit'],
+    offset: query['offset'],
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new MarketDataError(400, `Invalid parameter '${name}': ${query[name] ?? ''} (${issue.message}).`);
+  }
+  const p = parsed.data;
+  const columns = p.columns
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
+  return {
+    format: p.format ?? 'json',
+    headers: p.headers ?? true,
+    dateformat: p.dateformat,
+    columns: columns === undefined || columns.length === 0 ? undefined : columns,
+    human: p.human ?? false,
+    limit: p.limit ?? DEFAULT_LIMIT,
+    offset: p.offset ?? 0,
+  };
+}
+
+/** A rendered body with its content type. */
+export type Rendered = { readonly contentType: string; readonly body: string };
+
+/** The rows and keys an answer keeps after pagination and `columns` (for billing). */
+export type Kept = { readonly rows: number; readonly keys: readonly string[] };
+
+const JSON_TYPE = 'application/json';
+const CSV_TYPE = 'text/csv';
+const EOL = '\r\n';
+
+/** Applies `limit`/`offset` and `columns`; returns what stays, for billing and rendering. */
+export function keep(answer: Answer, options: OutputOptions): { fields: Field[]; kept: Kept } {
+  const total = answer.fields[0]?.values.length ?? 0;
+  const start = Math.min(options.offset, total);
+  const end = Math.min(total, start + options.limit);
+  const paged =
+    start === 0 && end === total
+      ? [...answer.fields]
+      : answer.fields.map((f) => ({ ...f, values: f.values.slice(start, end) }));
+  const fields =
+    options.columns === undefined
+      ? paged
+      : options.columns.flatMap((key) => paged.filter((f) => f.key === key || f.human === key));
+  return { fields, kept: { rows: end - start, keys: fields.map((f) => f.key) } };
+}
+
+/** Renders a successful answer in the requested format. */
+export function renderAnswer(answer: Answer, fields: readonly Field[], options: OutputOptions): Rendered {
+  const scalars = (answer.scalars ?? []).filter(
+    (s) =>
+      options.columns === undefined || options.columns.includes(s.key) || options.columns.includes(s.human),
+  );
+  const keyOf = (f: { key: string; human: string }) => (options.human ? f.human : f.key);
+  const withS = options.columns === undefined && !options.human;
+  if (options.format === 'csv') {
+    const columns: { name: string; values: readonly unknown[] }[] = [
+      ...scalars
+        .filter((s) => s.position === 'before')
+        .map((s) => ({ name: keyOf(s), values: [formatValue(s.value, s.kind, options.dateformat)] })),
+      ...fields.map((f) => ({ name: keyOf(f), values: formatValues(f.values, f.kind, options.dateformat) })),
+      ...scalars
+        .filter((s) => s.position === 'after')
+        .map((s) => ({ name: keyOf(s), values: [formatValue(s.value, s.kind, options.dateformat)] })),
+    ];
+    const rows = Math.max(0, ...columns.map((c) => c.values.length));
+    const lines: string[] = [];
+    if (options.headers) lines.push(columns.map((c) => csvCell(c.name)).join(','));
+    for (let i = 0; i < rows; i++) {
+      lines.push(
+        columns.map((c) => csvCell(c.values.length === 1 && rows > 1 ? c.values[0] : c.values[i])).join(','),
+      );
+    }
+    return { contentType: CSV_TYPE, body: lines.length === 0 ? '' : lines.join(EOL) + EOL };
+  }
+  const body: Record<string, unknown> = {};
+  if (withS) body['s'] = 'ok';
+  for (const s of scalars)
+    if (s.position === 'before') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
+  for (const f of fields) body[keyOf(f)] = formatValues(f.values, f.kind, options.dateformat);
+  for (const s of scalars)
+    if (s.position === 'after') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
+  if (answer.rawBody !== undefined) Object.assign(body, answer.rawBody);
+  return { contentType: JSON_TYPE, body: JSON.stringify(body) };
+}
+
+/** Renders a valid question without data: 404 no_data in JSON; in CSV the service's 200 `0` body. */
+export function renderNoData(noData: NoData, options: OutputOptions): Rendered & { status: number } {
+  const body: Record<string, unknown> = { s: 'no_data' };
+  if (noData.errmsg !== undefined) body['errmsg'] = noData.errmsg;
+  if (noData.nextTime !== undefined)
+    body['nextTime'] = formatValue(noData.nextTime, 'instant', options.dateformat);
+  if (noData.prevTime !== undefined)
+    body['prevTime'] = formatValue(noData.prevTime, 'instant', options.dateformat);
+  if (options.format === 'csv') {
+    if (noData.errmsg !== undefined) return { status: 404, ...renderError(body as ErrorBody, options) };
+    return { status: 200, contentType: CSV_TYPE, body: options.headers ? `0${EOL}""${EOL}` : `""${EOL}` };
+  }
+  return { status: 404, contentType: JSON_TYPE, body: JSON.stringify(body) };
+}
+
+/** Renders an error body in the requested format (JSON unless the request asked for CSV). */
+export function renderError(body: ErrorBody, options: Pick<OutputOptions, 'format'> | undefined): Rendered {
+  if (options?.format === 'csv') {
+    const keys = Object.keys(body);
+    return {
+      contentType: CSV_TYPE,
+      body: `${keys.join(',')}${EOL}${keys.map((k) => csvCell(body[k])).join(',')}${EOL}`,
+    };
+  }
+  return { contentType: JSON_TYPE, body: JSON.stringify(body) };
+}
+
+function formatValues(
+  values: readonly unknown[],
+  kind: FieldKind,
+  dateformat: DateFormat | undefined,
+): unknown[] {
+  if (kind !== 'instant' && kind !== 'date') return values as unknown[];
+  return values.map((v) => formatValue(v, kind, dateformat));
+}
+
+function formatValue(value: unknown, kind: FieldKind, dateformat: DateFormat | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map((v) => formatValue(v, kind, dateformat));
+  if (kind === 'instant') return formatInstant(value as number, dateformat ?? 'unix');
+  if (kind === 'date') {
+    if (dateformat === undefined) return value;
+    return formatInstant(etMidnightSeconds(value as string), dateformat);
+  }
+  return value;
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
