@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
 import { registerDemo } from './demo.js';
 import { registerInfo } from './info.js';
+import { registerRequest } from './request.js';
 
 export function buildProgram(): Command {
   const program = new Command('pitchain')
@@ -13,6 +14,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerDemo(program);
   registerInfo(program);
+  registerRequest(program);
   return program;
 }
 
@@ -26,7 +28,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode;

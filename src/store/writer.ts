@@ -166,7 +166,10 @@ export class WriteTransaction {
       CREATE TEMP TABLE seen AS
       SELECT underlying, option_symbol, min(session_date) AS first_seen FROM (
         SELECT underlying, option_symbol, session_date FROM option_quotes
-        UNION ALL SELECT underlying, option_symbol, settled_session FROM open_interest
+        UNION ALL
+        -- A contract known only from open interest was listed by the session that published it.
+        SELECT underlying, option_symbol, CAST(timezone('America/New_York', published_at) AS DATE) FROM open_interest
+        WHERE option_symbol NOT IN (SELECT option_symbol FROM option_quotes)
       ) GROUP BY ALL`);
     await this.sql.run(
       `
@@ -191,7 +194,7 @@ export class WriteTransaction {
     const cols: unknown[][] = [[], [], [], [], [], [], []];
     for (const { root, expiration } of pairs) {
       const settlement = settlementOf(root, expiration);
-      const kind = classifyExpiration(expiration);
+      const kind = classifyExpiration(expiration, root);
       const values = [
         root,
         expiration,

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { statusText } from '../query/api.js';
+import { openStore } from '../store-api.js';
+
+type RequestFlags = {
+  store: string;
+  now?: string;
+  token?: string;
+  include?: boolean;
+  accounts?: string;
+  fail?: boolean;
+};
+
+/** `pitchain request`: answers one API request from a store and prints it as the server would send it. */
+export function registerRequest(program: Command): void {
+  program
+    .command('request')
+    .description(
+      'Answer one API request from a store, exactly as the server would (the body; -i adds status and headers).',
+    )
+    .argument('<target>', "request path and query, e.g. '/v1/options/chain/SPY/?date=2020-03-16&side=put'")
+    .requiredOption('--store <dir>', 'store directory')
+    .option('--now <instant>', 'clock instant T, e.g. 2020-03-16T15:45:00-04:00 (default: now)')
+    .option('--token <token>', 'API token (checked against --accounts)')
+    .option('--accounts <file>', 'accounts file: JSON { "<token>": { plan, userType, opra } }')
+    .option('-i, --include', 'print the status line and headers before the body, like curl -i')
+    .option('-f, --fail', 'exit with code 22 when the status is 400 or above, like curl -f')
+    .action(async (target: string, flags: RequestFlags) => {
+      const store = await openStore(flags.store, {
+        threads: 2,
+        ...(flags.now === undefined ? {} : { now: flags.now }),
+        ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
+      });
+      try {
+        const response = await store.request(
+          target.startsWith('/') ? target : `/${target}`,
+          flags.token === undefined ? {} : { token: flags.token },
+        );
+        let out = '';
+        if (flags.include) {
+          out += `HTTP/1.1 ${response.status} ${statusText(response.status)}\r\n`;
+          for (const [name, value] of Object.entries(response.headers)) out += `${name}: ${value}\r\n`;
+          out += `Content-Length: ${Buffer.byteLength(response.body)}\r\n\r\n`;
+        }
+        out += response.body;
+        if (!flags.include && response.body !== '' && !response.body.endsWith('\n')) out += '\n';
+        process.stdout.write(out);
+        if (flags.fail && response.status >= 400) process.exitCode = 22;
+      } finally {
+        store.close();
+      }
+    });
+}

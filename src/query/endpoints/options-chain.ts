@@ -1,0 +1,310 @@
+/**
+ * `/v1/options/chain/{underlying}/`: the option chain with every filter of api-reference §3.1. Expiration
+ * filters pick expiration groups (`root:date`) first, from the store's contract classification; strike,
+ * side, price and liquidity filters then run on the rows, and `strikeLimit` last.
+ */
+import { z } from 'zod';
+import { type Clock, dte, fixedClock, isIndexRoot } from '../../market-time/index.js';
+import {
+  badCombination,
+  booleanParam,
+  choiceParam,
+  dateParam,
+  EPSILON,
+  expirationParam,
+  expressionParam,
+  inInterval,
+  integerParam,
+  matchesExpression,
+  type NumberExpression,
+  numberParam,
+  parseParams,
+} from '../filters.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import {
+  answerRowsSql,
+  asOfSession,
+  compareRecords,
+  dataAsOf,
+  ensureDatedSession,
+  noDataAround,
+  type OptionRecord,
+  optionFields,
+  readAnswerRows,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  toRecords,
+  underlyingKnown,
+} from './options-core.js';
+
+function chainSchema(clock: Clock) {
+  const price = numberParam().optional();
+  return z.object({
+    expiration: expirationParam(clock).optional(),
+    dte: numberParam({ min: 0 }).optional(),
+    from: dateParam(clock).optional(),
+    to: dateParam(clock).optional(),
+    month: integerParam({ min: 1, max: 12 }).optional(),
+    year: integerParam({ min: 1000, max: 9999 }).optional(),
+    weekly: booleanParam.optional(),
+    monthly: booleanParam.optional(),
+    quarterly: booleanParam.optional(),
+    nonstandard: booleanParam.optional(),
+    am: booleanParam.optional(),
+    pm: booleanParam.optional(),
+    strike: expressionParam('400, 400,405, >400, >=400, <400, <=410 or 400-410').optional(),
+    delta: expressionParam('.50, .60,.30, >.50, <=.25 or .30-.60', { absolute: true }).optional(),
+    strikeLimit: integerParam({ min: 1 }).optional(),
+    range: choiceParam(['itm', 'otm', 'all'] as const).optional(),
+    side: choiceParam(['call', 'put'] as const).optional(),
+    minBid: price,
+    maxBid: price,
+    minAsk: price,
+    maxAsk: price,
+    maxBidAskSpread: price,
+    maxBidAskSpreadPct: price,
+    minOpenInterest: price,
+    minVolume: price,
+  });
+}
+
+type ChainParams = z.output<ReturnType<typeof chainSchema>>;
+
+/** One expiration of one root as the store classifies it. */
+type ExpirationGroup = {
+  readonly root: string;
+  readonly expiration: string;
+  readonly settlement: 'AM' | 'PM';
+  readonly monthly: boolean;
+  readonly weekly: boolean;
+  readonly quarterly: boolean;
+  readonly nonstandard: boolean;
+};
+
+const TYPE_KEYS = ['weekly', 'monthly', 'quarterly'] as const;
+/** Filters that choose expirations themselves, so that the front-month default no longer applies. */
+const EXPIRATION_CHOOSERS = ['from', 'to', 'month', 'year', ...TYPE_KEYS] as const;
+
+function checkCombinations(params: ChainParams, symbol: string): void {
+  if (params.dte !== undefined && (params.from !== undefined || params.to !== undefined)) {
+    throw badCombination('dte cannot be combined with from or to.');
+  }
+  const types = TYPE_KEYS.map((key) => params[key]).filter((value) => value !== undefined);
+  if (types.includes(true) && types.includes(false)) {
+    throw badCombination('weekly, monthly and quarterly must be all true or all false when combined.');
+  }
+  if ((params.am !== undefined || params.pm !== undefined) && !isIndexRoot(symbol)) {
+    throw badCombination(`am and pm apply to index options only; ${symbol} is not an index.`);
+  }
+}
+
+/**
+ * The expiration groups the request asks for: standard only unless `nonstandard=true`; `am`/`pm`,
+ * `weekly`/`monthly`/`quarterly` (include-only when true, exclude when false); `expiration`, `from`/`to`,
+ * `month`/`year` as windows; then `expiration` (a date or `all`) wins over `dte` (the one expiration
+ * closest to N days, the earlier on a tie); with none of these, the front monthly.
+ */
+function selectGroups(
+  groups: readonly ExpirationGroup[],
+  params: ChainParams,
+  session: string,
+): ExpirationGroup[] {
+  let kept = groups.filter((group) => params.nonstandard === true || !group.nonstandard);
+  if (params.am === true || params.pm === true) {
+    kept = kept.filter((group) => (group.settlement === 'AM' ? params.am === true : params.pm === true));
+  } else {
+    kept = kept.filter((group) => (group.settlement === 'AM' ? params.am !== false : params.pm !== false));
+  }
+  const wanted = TYPE_KEYS.filter((key) => params[key] === true);
+  const unwanted = TYPE_KEYS.filter((key) => params[key] === false);
+  if (wanted.length > 0) kept = kept.filter((group) => wanted.some((key) => group[key]));
+  if (unwanted.length > 0) kept = kept.filter((group) => !unwanted.some((key) => group[key]));
+  const { expiration, from, to, month, year } = params;
+  kept = kept.filter(
+    (group) =>
+      (expiration === undefined || expiration === 'all' || group.expiration === expiration) &&
+      (from === undefined || group.expiration >= from) &&
+      (to === undefined || group.expiration <= to) &&
+      (month === undefined || Number(group.expiration.slice(5, 7)) === month) &&
+      (year === undefined || Number(group.expiration.slice(0, 4)) === year),
+  );
+  if (expiration !== undefined) return kept;
+  if (params.dte !== undefined) {
+    const target = params.dte;
+    const dates = [...new Set(kept.map((group) => group.expiration))].sort();
+    let best: string | undefined;
+    for (const date of dates) {
+      const distance = Math.abs(dte(session, date) - target);
+      if (best === undefined || distance < Math.abs(dte(session, best) - target)) best = date;
+    }
+    return kept.filter((group) => group.expiration === best);
+  }
+  if (EXPIRATION_CHOOSERS.some((key) => params[key] !== undefined)) return kept;
+  const front = kept
+    .filter((group) => group.monthly)
+    .map((group) => group.expiration)
+    .sort()[0];
+  return kept.filter((group) => group.monthly && group.expiration === front);
+}
+
+/** Contracts whose absolute delta is closest to each exact term (per expiration and side), or in an interval. */
+function filterByDelta(records: readonly OptionRecord[], expression: NumberExpression): OptionRecord[] {
+  const keep = new Set<OptionRecord>();
+  for (const record of records) {
+    const delta = Math.abs(record.delta!);
+    if (expression.some((term) => term.kind === 'interval' && inInterval(term, delta))) keep.add(record);
+  }
+  const targets = expression.flatMap((term) => (term.kind === 'exact' ? [term.value] : []));
+  if (targets.length > 0) {
+    for (const members of bySeries(records).values()) {
+      for (const target of targets) {
+        const distance = (record: OptionRecord) => Math.abs(Math.abs(record.delta!) - target);
+        const best = Math.min(...members.map(distance));
+        for (const record of members) if (distance(record) <= best + EPSILON) keep.add(record);
+      }
+    }
+  }
+  return records.filter((record) => keep.has(record));
+}
+
+/**
+ * Per expiration and side, the N strikes nearest below the underlying price and the N nearest at or above
+ * it (the service's LIVE behaviour: N on each side of the money); a series without a price is kept whole.
+ */
+function limitStrikes(records: readonly OptionRecord[], limit: number): OptionRecord[] {
+  const keep = new Set<OptionRecord>();
+  for (const members of bySeries(records).values()) {
+    const spot = members.find((record) => record.underlyingPrice !== null)?.underlyingPrice ?? null;
+    const strikes = [...new Set(members.map((record) => record.strike))].sort((a, b) => a - b);
+    const kept =
+      spot === null
+        ? new Set(strikes)
+        : new Set([
+            ...strikes.filter((strike) => strike < spot).slice(-limit),
+            ...strikes.filter((strike) => strike >= spot).slice(0, limit),
+          ]);
+    for (const record of members) if (kept.has(record.strike)) keep.add(record);
+  }
+  return records.filter((record) => keep.has(record));
+}
+
+function bySeries(records: readonly OptionRecord[]): Map<string, OptionRecord[]> {
+  const series = new Map<string, OptionRecord[]>();
+  for (const record of records) {
+    const key = `${record.group}|${record.side}`;
+    const members = series.get(key);
+    if (members === undefined) series.set(key, [record]);
+    else members.push(record);
+  }
+  return series;
+}
+
+const atLeast = (value: number | null, bound: number | undefined) =>
+  bound === undefined || (value !== null && value >= bound - EPSILON);
+const atMost = (value: number | null, bound: number | undefined) =>
+  bound === undefined || (value !== null && value <= bound + EPSILON);
+
+function spreadOf(record: OptionRecord): number | null {
+  return record.bid === null || record.ask === null ? null : record.ask - record.bid;
+}
+
+/** The row filters: strike (which wins over delta), side, range, prices and liquidity, then strikeLimit. */
+function filterRecords(records: OptionRecord[], params: ChainParams): OptionRecord[] {
+  let kept = records;
+  if (params.strike !== undefined) {
+    const strike = params.strike;
+    kept = kept.filter((record) => matchesExpression(strike, record.strike));
+  } else if (params.delta !== undefined && kept.every((record) => record.delta !== null)) {
+    kept = filterByDelta(kept, params.delta);
+  }
+  if (params.side !== undefined) kept = kept.filter((record) => record.side === params.side);
+  if (params.range === 'itm') kept = kept.filter((record) => record.inTheMoney === true);
+  if (params.range === 'otm') kept = kept.filter((record) => record.inTheMoney === false);
+  kept = kept.filter(
+    (record) =>
+      atLeast(record.bid, params.minBid) &&
+      atMost(record.bid, params.maxBid) &&
+      atLeast(record.ask, params.minAsk) &&
+      atMost(record.ask, params.maxAsk) &&
+      atMost(spreadOf(record), params.maxBidAskSpread) &&
+      (params.maxBidAskSpreadPct === undefined ||
+        (record.underlyingPrice !== null &&
+          atMost(spreadOf(record), (params.maxBidAskSpreadPct / 100) * record.underlyingPrice))) &&
+      atLeast(record.openInterest, params.minOpenInterest) &&
+      atLeast(record.volume, params.minVolume),
+  );
+  if (params.strikeLimit !== undefined) kept = limitStrikes(kept, params.strikeLimit);
+  return kept;
+}
+
+async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
+  ensureDatedSession(ctx.asOf);
+  const { scope, symbol, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
+  const params = parseParams(chainSchema(fixedClock(ctx.nowSeconds)), ctx.query);
+  checkCombinations(params, symbol);
+  const session = asOfSession(ctx.asOf);
+  const universe = answerRowsSql(ctx.asOf, scope);
+  const groups = await ctx.sql.all<ExpirationGroup>(
+    `${universe.sql}
+     SELECT DISTINCT root, expiration, settlement, monthly, weekly, quarterly, nonstandard
+     FROM answer_rows ORDER BY expiration, root`,
+    universe.params,
+  );
+  if (groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
+    return SYMBOL_NOT_FOUND;
+  }
+  const chosen = selectGroups(groups, params, session);
+  const rows =
+    chosen.length === 0
+      ? []
+      : await readAnswerRows(ctx.sql, ctx.asOf, scope, {
+          groups: chosen.map((group) => `${group.root}:${group.expiration}`),
+        });
+  const records = filterRecords(toRecords(rows, ctx.asOf), params).sort(compareRecords);
+  if (records.length === 0) return noDataAround(ctx.sql, scope, session);
+  return {
+    kind: 'ok',
+    fields: optionFields(records),
+    rowKey: 'optionSymbol',
+    billing: ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-row',
+    dataAsOfSeconds: dataAsOf(records),
+  };
+}
+
+/** `GET /v1/options/chain/{underlying}/`: the chain at the request's as-of, filtered as the service does. */
+export const chain: Endpoint = {
+  service: '/v1/options/chain/',
+  pattern: '/v1/options/chain/:underlying/',
+  family: 'options',
+  cacheable: true,
+  dated: true,
+  params: [
+    'date',
+    'expiration',
+    'dte',
+    'from',
+    'to',
+    'month',
+    'year',
+    'weekly',
+    'monthly',
+    'quarterly',
+    'nonstandard',
+    'am',
+    'pm',
+    'strike',
+    'delta',
+    'strikeLimit',
+    'range',
+    'side',
+    'minBid',
+    'maxBid',
+    'minAsk',
+    'maxAsk',
+    'maxBidAskSpread',
+    'maxBidAskSpreadPct',
+    'minOpenInterest',
+    'minVolume',
+  ],
+  handle: answerChain,
+};

@@ -1,0 +1,71 @@
+/**
+ * `/v1/options/expirations/{underlying}/`: the expiration dates listed at the as-of session and not yet
+ * expired, standard contracts only unless `nonstandard=true`, optionally only those listing `strike`.
+ */
+import { z } from 'zod';
+import { booleanParam, numberParam, parseParams } from '../filters.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import {
+  answerRowsSql,
+  asOfSession,
+  ensureDatedSession,
+  eodSeconds,
+  noDataAround,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  underlyingKnown,
+} from './options-core.js';
+
+const expirationsSchema = z.object({
+  strike: numberParam({ min: 0 }).optional(),
+  nonstandard: booleanParam.optional(),
+});
+
+async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> {
+  ensureDatedSession(ctx.asOf);
+  const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
+  const params = parseParams(expirationsSchema, ctx.query);
+  const universe = answerRowsSql(ctx.asOf, scope);
+  const where = [params.nonstandard === true ? 'TRUE' : 'NOT nonstandard'];
+  if (params.strike !== undefined) where.push('strike = CAST($strike AS DECIMAL(12,3))');
+  const rows = await ctx.sql.all<{ expiration: string; updated: number }>(
+    `${universe.sql}
+     SELECT expiration, max(quote_time) AS updated FROM answer_rows
+     WHERE ${where.join(' AND ')}
+     GROUP BY expiration ORDER BY expiration`,
+    params.strike === undefined ? universe.params : { ...universe.params, strike: params.strike },
+  );
+  if (rows.length === 0) {
+    if (!(await underlyingKnown(ctx.sql, underlying, root))) return SYMBOL_NOT_FOUND;
+    return noDataAround(ctx.sql, scope, asOfSession(ctx.asOf));
+  }
+  const latest = Math.max(...rows.map((row) => row.updated));
+  return {
+    kind: 'ok',
+    fields: [
+      { key: 'expirations', human: 'Expirations', kind: 'date', values: rows.map((row) => row.expiration) },
+    ],
+    scalars: [
+      {
+        key: 'updated',
+        human: 'Date',
+        kind: 'instant',
+        value: ctx.asOf.kind === 'dated' ? eodSeconds(ctx.asOf.session) : latest,
+        position: 'after',
+      },
+    ],
+    billing: 'per-response',
+    dataAsOfSeconds: latest,
+  };
+}
+
+/** `GET /v1/options/expirations/{underlying}/`: `{"s":"ok","expirations":["2022-09-23",…],"updated":…}`. */
+export const expirations: Endpoint = {
+  service: '/v1/options/expirations/',
+  pattern: '/v1/options/expirations/:underlying/',
+  family: 'options',
+  cacheable: false,
+  dated: true,
+  params: ['date', 'strike', 'nonstandard'],
+  handle: answerExpirations,
+};

@@ -1,0 +1,111 @@
+/**
+ * `/v1/options/quotes/{optionSymbol}/`: one contract's row in the chain's full field set and order
+ * (api-reference §3.2 "Real response"): the current row, the EOD row of `date`, or one EOD row per session
+ * of `from` (inclusive) … `to` (exclusive) or the last `countback` sessions.
+ */
+import { z } from 'zod';
+import { MarketDataError } from '../../errors.js';
+import { type Clock, fixedClock, previousSession, toEtDate } from '../../market-time/index.js';
+import { parseOccSymbol } from '../../occ/index.js';
+import { badCombination, dateParam, integerParam, parseParams } from '../filters.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import {
+  asOfSession,
+  compareRecords,
+  dataAsOf,
+  ensureDatedSession,
+  NO_OPTION_FOUND,
+  noDataAround,
+  type OptionRecord,
+  optionFields,
+  readAnswerRows,
+  type Scope,
+  toRecords,
+} from './options-core.js';
+
+function quotesSchema(clock: Clock) {
+  return z.object({
+    from: dateParam(clock).optional(),
+    to: dateParam(clock).optional(),
+    countback: integerParam({ min: 1 }).optional(),
+  });
+}
+
+type QuotesParams = z.output<ReturnType<typeof quotesSchema>>;
+
+/**
+ * The EOD rows of the sessions in range, each with dated semantics. Only sessions before T's Eastern
+ * date are served, as for `date` (semantics §5): their rows are fully known at T.
+ */
+async function rangeRecords(
+  ctx: EndpointContext,
+  scope: Scope & { optionSymbol: string },
+  params: QuotesParams,
+): Promise<OptionRecord[] | EndpointResult> {
+  const today = toEtDate(ctx.nowSeconds);
+  const upper = params.to !== undefined && params.to < today ? params.to : today;
+  const lower = params.from;
+  const found = await ctx.sql.all<{ session_date: string }>(
+    `SELECT DISTINCT session_date FROM option_quotes
+     WHERE option_symbol = $symbol AND session_date < CAST($upper AS DATE)
+       ${lower === undefined ? '' : 'AND session_date >= CAST($lower AS DATE)'}
+     ORDER BY session_date DESC
+     ${params.countback === undefined ? '' : 'LIMIT $countback'}`,
+    {
+      symbol: scope.optionSymbol,
+      upper,
+      ...(lower === undefined ? {} : { lower }),
+      ...(params.countback === undefined ? {} : { countback: params.countback }),
+    },
+  );
+  const sessions = found.map((row) => row.session_date);
+  if (sessions.length === 0) return noDataAround(ctx.sql, scope, lower ?? upper, previousSession(upper));
+  const rows = await readAnswerRows(ctx.sql, { kind: 'dated', session: sessions[0]! }, scope, { sessions });
+  return toRecords(rows, { kind: 'dated', session: sessions[0]! });
+}
+
+async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
+  ensureDatedSession(ctx.asOf);
+  const optionSymbol = (ctx.path['optionSymbol'] ?? '').trim().toUpperCase();
+  parseOccSymbol(optionSymbol);
+  const params = parseParams(quotesSchema(fixedClock(ctx.nowSeconds)), ctx.query);
+  const ranged = params.from !== undefined || params.to !== undefined || params.countback !== undefined;
+  if (ranged && ctx.asOf.kind === 'dated')
+    throw badCombination('date cannot be combined with from, to or countback.');
+  if (params.from !== undefined && params.countback !== undefined) {
+    throw badCombination('countback cannot be combined with from.');
+  }
+  const known = await ctx.sql.value<number>('SELECT count(*) FROM contracts WHERE option_symbol = $symbol', {
+    symbol: optionSymbol,
+  });
+  if (Number(known) === 0) throw new MarketDataError(404, NO_OPTION_FOUND);
+  const scope = { optionSymbol };
+  let records: OptionRecord[];
+  if (ranged) {
+    const result = await rangeRecords(ctx, scope, params);
+    if (!Array.isArray(result)) return result;
+    records = result;
+  } else {
+    records = toRecords(await readAnswerRows(ctx.sql, ctx.asOf, scope), ctx.asOf);
+    if (records.length === 0) return noDataAround(ctx.sql, scope, asOfSession(ctx.asOf));
+  }
+  records.sort((a, b) => a.updated - b.updated || compareRecords(a, b));
+  return {
+    kind: 'ok',
+    fields: optionFields(records),
+    rowKey: 'optionSymbol',
+    billing: ranged || ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-symbol-with-quote',
+    dataAsOfSeconds: dataAsOf(records),
+  };
+}
+
+/** `GET /v1/options/quotes/{optionSymbol}/`: a contract's quote now, on `date`, or per session of a range. */
+export const quotes: Endpoint = {
+  service: '/v1/options/quotes/',
+  pattern: '/v1/options/quotes/:optionSymbol/',
+  family: 'options',
+  cacheable: true,
+  dated: true,
+  params: ['date', 'from', 'to', 'countback'],
+  handle: answerQuotes,
+};

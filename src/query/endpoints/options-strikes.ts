@@ -1,0 +1,74 @@
+/**
+ * `/v1/options/strikes/{underlying}/`: the strikes listed at the as-of session per expiration date (both
+ * sides, standard contracts), one key per `YYYY-MM-DD` after the scalar `updated`.
+ */
+import { z } from 'zod';
+import { fixedClock } from '../../market-time/index.js';
+import { expirationParam, parseParams } from '../filters.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import {
+  answerRowsSql,
+  asOfSession,
+  ensureDatedSession,
+  eodSeconds,
+  noDataAround,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  underlyingKnown,
+} from './options-core.js';
+
+async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
+  ensureDatedSession(ctx.asOf);
+  const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
+  const params = parseParams(
+    z.object({ expiration: expirationParam(fixedClock(ctx.nowSeconds)).optional() }),
+    ctx.query,
+  );
+  const expiration = params.expiration === 'all' ? undefined : params.expiration;
+  const universe = answerRowsSql(ctx.asOf, scope);
+  const rows = await ctx.sql.all<{ expiration: string; strike: number; updated: number }>(
+    `${universe.sql}
+     SELECT expiration, strike, max(quote_time) AS updated FROM answer_rows
+     WHERE NOT nonstandard ${expiration === undefined ? '' : 'AND expiration = CAST($expiration AS DATE)'}
+     GROUP BY expiration, strike ORDER BY expiration, strike`,
+    expiration === undefined ? universe.params : { ...universe.params, expiration },
+  );
+  if (rows.length === 0) {
+    if (!(await underlyingKnown(ctx.sql, underlying, root))) return SYMBOL_NOT_FOUND;
+    return noDataAround(ctx.sql, scope, asOfSession(ctx.asOf));
+  }
+  const byExpiration: Record<string, number[]> = {};
+  for (const row of rows) {
+    const list = byExpiration[row.expiration];
+    if (list === undefined) byExpiration[row.expiration] = [Number(row.strike)];
+    else list.push(Number(row.strike));
+  }
+  const latest = Math.max(...rows.map((row) => row.updated));
+  return {
+    kind: 'ok',
+    fields: [],
+    scalars: [
+      {
+        key: 'updated',
+        human: 'Date',
+        kind: 'instant',
+        value: ctx.asOf.kind === 'dated' ? eodSeconds(ctx.asOf.session) : latest,
+        position: 'before',
+      },
+    ],
+    rawBody: byExpiration,
+    billing: 'per-response',
+    dataAsOfSeconds: latest,
+  };
+}
+
+/** `GET /v1/options/strikes/{underlying}/`: `{"s":"ok","updated":…,"2023-01-20":[30,35,…]}`. */
+export const strikes: Endpoint = {
+  service: '/v1/options/strikes/',
+  pattern: '/v1/options/strikes/:underlying/',
+  family: 'options',
+  cacheable: false,
+  dated: true,
+  params: ['date', 'expiration'],
+  handle: answerStrikes,
+};
