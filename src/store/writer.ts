@@ -268,7 +268,10 @@ export class WriteTransaction {
     const dirAbs = path.join(this.dir, dirRel);
     await fs.mkdir(dirAbs, { recursive: true });
     const temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
-    const sort = TABLE_SORT[table].map(q).join(', ');
+    const sort = TABLE_SORT[table]
+      .filter((c) => columns.includes(c))
+      .map(q)
+      .join(', ');
     const rows = Number(
       await this.sql.value(`
         COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})

@@ -77,6 +77,33 @@ describe('store commit and read', () => {
     }
   });
 
+  it('partitions stock bars by symbol, resolution and year and reads them back in canonical columns', async () => {
+    const dir = await tempStore();
+    const tx = await WriteTransaction.begin(dir, { create: true });
+    await tx.sql.run(`
+      INSERT INTO stock_bars BY NAME
+      SELECT 'SPY' AS symbol, 'D' AS resolution, DATE '2019-12-31' + i AS session_date,
+             (DATE '2019-12-31' + i)::TIMESTAMP::TIMESTAMPTZ AS t, 300 + i AS o, 301 + i AS h, 299 + i AS l,
+             300.5 + i AS c, 1000 AS v, i + 1 AS _line
+      FROM (SELECT CAST(i AS INTEGER) AS i FROM range(2) r(i))`);
+    await tx.commit([source(9)]);
+    const reader = await StoreReader.open(dir);
+    try {
+      expect(reader.manifest.tables.stock_bars.map((f) => f.partition)).toEqual([
+        { symbol: 'SPY', resolution: 'D', year: '2019' },
+        { symbol: 'SPY', resolution: 'D', year: '2020' },
+      ]);
+      expect(
+        await reader.sql.all('SELECT symbol, resolution, session_date, c, v FROM stock_bars ORDER BY t'),
+      ).toEqual([
+        { symbol: 'SPY', resolution: 'D', session_date: '2019-12-31', c: 300.5, v: 1000 },
+        { symbol: 'SPY', resolution: 'D', session_date: '2020-01-01', c: 301.5, v: 1000 },
+      ]);
+    } finally {
+      reader.close();
+    }
+  });
+
   it('changes nothing when the same source is ingested again, and gives equal stores equal versions', async () => {
     const a = await tempStore();
     const b = await tempStore();

@@ -1,0 +1,336 @@
+/**
+ * What the stock and market endpoints share: parameter parsing at the boundary (zod, 400 on a bad value),
+ * symbol lists, the "Symbol not found." and "Market closed on this date." answers, and per-session
+ * summaries of the bars known at a cutoff (the ground of stock quotes, prices and bulk candles).
+ */
+import { z } from 'zod';
+import { MarketDataError } from '../../errors.js';
+import {
+  type Clock,
+  isSession,
+  type ParsedDate,
+  parseDateInput,
+  parseDateInputOrRelative,
+  type RelativeDate,
+  toEtDate,
+} from '../../market-time/index.js';
+import type { SqlSession, SqlValue } from '../../store/sql.js';
+import {
+  closeOf,
+  earlyCloseDates,
+  type Knowledge,
+  loadSplits,
+  minuteBarsSql,
+  splitFactor,
+} from '../candles.js';
+import type { AsOf, Field, FieldKind, NoData } from '../types.js';
+
+/** The answer for a symbol the store does not know at the as-of (semantics §6). */
+export const SYMBOL_NOT_FOUND: NoData = { kind: 'no_data', errmsg: 'Symbol not found.' };
+
+/** The answer for a `date` that was not a session (semantics §5). */
+export const MARKET_CLOSED: NoData = { kind: 'no_data', errmsg: 'Market closed on this date.' };
+
+/** A 400 refusal with `{"s":"error","errmsg":…}`. */
+export function badRequest(errmsg: string): MarketDataError {
+  return new MarketDataError(400, errmsg);
+}
+
+/** Parses an endpoint's query with `schema`; any issue becomes a 400 naming the parameter. */
+export function parseQuery<T extends z.ZodType>(
+  schema: T,
+  query: Readonly<Record<string, string>>,
+): z.output<T> {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = issue.path.length > 0 ? `${issue.path.join('.')}` : undefined;
+  throw badRequest(name === undefined ? issue.message : `Invalid parameter ${name}: ${issue.message}`);
+}
+
+/** A boolean query parameter: `true`/`false` (also `1`/`0`), any case. */
+export const booleanParam = z.string().transform((text, context) => {
+  const lower = text.trim().toLowerCase();
+  if (lower === 'true' || lower === '1') return true;
+  if (lower === 'false' || lower === '0') return false;
+  context.addIssue({ code: 'custom', message: `expected true or false, got "${text}"` });
+  return z.NEVER;
+});
+
+/** A count parameter (`countback`): a whole number from 1 to 10,000,000. */
+export const countParam = z.string().transform((text, context) => {
+  const trimmed = text.trim();
+  const value = Number(trimmed);
+  if (!/^\d{1,8}$/.test(trimmed) || value < 1 || value > 10_000_000) {
+    context.addIssue({
+      code: 'custom',
+      message: `expected a whole number from 1 to 10000000, got "${text}"`,
+    });
+    return z.NEVER;
+  }
+  return value;
+});
+
+/** Normalises one ticker: trimmed, upper case. */
+export function normalizeSymbol(text: string): string {
+  return text.trim().toUpperCase();
+}
+
+/** A comma-separated ticker list: normalised, empty items dropped, first occurrence kept. */
+export const symbolsParam = z.string().transform((text, context) => {
+  const symbols = [
+    ...new Set(
+      text
+        .split(',')
+        .map(normalizeSymbol)
+        .filter((s) => s !== ''),
+    ),
+  ];
+  if (symbols.length === 0) {
+    context.addIssue({ code: 'custom', message: 'expected a comma-separated list of symbols' });
+    return z.NEVER;
+  }
+  return symbols;
+});
+
+/** A date parameter read against the request's clock; a relative `-N unit` stays unresolved. */
+export function dateParam(clock: Clock) {
+  return z.string().transform((text, context): ParsedDate | RelativeDate => {
+    try {
+      return parseDateInputOrRelative(text, clock);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+}
+
+/** A date parameter resolved to a calendar date (an instant gives its ET date). */
+export function dayParam(clock: Clock) {
+  return z.string().transform((text, context): string => {
+    try {
+      const parsed = parseDateInput(text, clock);
+      return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+}
+
+/** Whether the exchange held a session on `date`; outside the calendar's years, every weekday counts. */
+export function isTradingDay(date: string): boolean {
+  try {
+    return isSession(date);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const weekday = new Date(`${date}T12:00:00Z`).getUTCDay();
+    return weekday !== 0 && weekday !== 6;
+  }
+}
+
+/** The day of a historical request: the pipeline's dated session, else the endpoint's own `date`. */
+export function requestedDay(asOf: AsOf, date: string | undefined): string | undefined {
+  return asOf.kind === 'dated' ? asOf.session : date;
+}
+
+/** One column of an answer. */
+export function field(key: string, human: string, kind: FieldKind, values: readonly unknown[]): Field {
+  return { key, human, kind, values };
+}
+
+/** A number rounded to 4 decimals (changes and their fractions, as the service prints them). */
+export function round4(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+/** Every symbol with a stored bar, ascending (`snapshot=true`). */
+export async function allSymbols(sql: SqlSession): Promise<string[]> {
+  const rows = await sql.all<{ symbol: string }>('SELECT DISTINCT symbol FROM stock_bars ORDER BY symbol');
+  return rows.map((row) => row.symbol);
+}
+
+/** Whether `symbol` has any bar known at the cutoff (the stock's existence is known from its first bar). */
+export async function symbolKnown(sql: SqlSession, symbol: string, knowledge: Knowledge): Promise<boolean> {
+  const found = await sql.value<boolean>(
+    `SELECT count(*) > 0 FROM (
+       SELECT 1 FROM stock_bars
+       WHERE symbol = $symbol
+         AND ((resolution = 'D' AND session_date <= CAST($lastClosed AS DATE))
+           OR (resolution = '1' AND t <= to_timestamp($known)))
+       LIMIT 1)`,
+    {
+      symbol,
+      lastClosed: knowledge.lastClosedSession ?? '0001-01-01',
+      known: knowledge.cutoffSeconds - 60,
+    },
+  );
+  return found === true;
+}
+
+/** One session of one symbol as known at a cutoff: its daily bar, or its minute bars so far. */
+export type SessionSummary = {
+  readonly symbol: string;
+  readonly session: string;
+  readonly o: number;
+  readonly h: number;
+  readonly l: number;
+  readonly c: number;
+  readonly v: number;
+  /** When the latest value in it became known: the close (daily bar) or the last minute bar's end. */
+  readonly knownAt: number;
+};
+
+/** Options of `latestSessions`. */
+export type SessionOptions = {
+  /** How many sessions per symbol, latest first. */
+  readonly count: number;
+  /** Whether minute bars outside regular hours count. */
+  readonly extended: boolean;
+  /** Only this session. */
+  readonly session?: string;
+};
+
+/**
+ * The latest `count` sessions of each symbol known at the cutoff, latest first. A session whose daily
+ * bar is known is that bar; a later session (the one in progress, or one stored only as minute bars) is
+ * summarised from its minute bars known at the cutoff (t + 60 ≤ cutoff).
+ */
+export async function latestSessions(
+  sql: SqlSession,
+  symbols: readonly string[],
+  knowledge: Knowledge,
+  options: SessionOptions,
+): Promise<Map<string, SessionSummary[]>> {
+  const params: Record<string, SqlValue> = {
+    symbols: symbols.join(','),
+    lastClosed: knowledge.lastClosedSession ?? '0001-01-01',
+    minuteLimit: knowledge.cutoffSeconds - 60,
+    count: options.count,
+  };
+  const onlySession = options.session === undefined ? '' : 'AND session_date = CAST($session AS DATE)';
+  if (options.session !== undefined) params['session'] = options.session;
+  params['early'] = earlyCloseDates();
+  // Minute bars matter only for sessions after the symbol's latest known daily bar.
+  const minuteWhere = `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
+    AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
+    ${onlySession}`;
+  const rows = await sql.all<{
+    symbol: string;
+    session_date: string;
+    o: number;
+    h: number;
+    l: number;
+    c: number;
+    v: number;
+    known_at: number | null;
+  }>(
+    `WITH req AS (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol),
+     daily AS (
+       SELECT symbol, session_date, o, h, l, c, v, CAST(NULL AS DOUBLE) AS known_at
+       FROM stock_bars
+       WHERE resolution = 'D' AND symbol IN (SELECT symbol FROM req)
+         AND session_date <= CAST($lastClosed AS DATE) ${onlySession}
+     ),
+     last_daily AS (SELECT symbol AS daily_symbol, max(session_date) AS daily_last FROM daily GROUP BY symbol),
+     ${minuteBarsSql(minuteWhere, options.extended)},
+     minute AS (
+       SELECT symbol, session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c,
+              sum(v) AS v, epoch(max(t)) + 60 AS known_at
+       FROM minute_bars GROUP BY symbol, session_date
+     ),
+     ranked AS (
+       SELECT *, row_number() OVER (PARTITION BY symbol ORDER BY session_date DESC) AS rn
+       FROM (SELECT * FROM daily UNION ALL BY NAME SELECT * FROM minute)
+     )
+     SELECT symbol, CAST(session_date AS VARCHAR) AS session_date, CAST(o AS DOUBLE) AS o, CAST(h AS DOUBLE) AS h,
+            CAST(l AS DOUBLE) AS l, CAST(c AS DOUBLE) AS c, CAST(v AS DOUBLE) AS v, known_at
+     FROM ranked WHERE rn <= $count ORDER BY symbol, rn`,
+    params,
+  );
+  const bySymbol = new Map<string, SessionSummary[]>();
+  for (const row of rows) {
+    const list = bySymbol.get(row.symbol) ?? [];
+    list.push({
+      symbol: row.symbol,
+      session: row.session_date,
+      o: row.o,
+      h: row.h,
+      l: row.l,
+      c: row.c,
+      v: row.v,
+      knownAt: row.known_at ?? closeOf(row.session_date),
+    });
+    bySymbol.set(row.symbol, list);
+  }
+  return bySymbol;
+}
+
+/** A stock's latest price known at the cutoff, with its change from the previous session's close. */
+export type StockSnapshot = {
+  readonly symbol: string;
+  /** The session of the latest bar known. */
+  readonly session: string;
+  /** That session so far: its daily bar when known, else its minute bars known. */
+  readonly candle: SessionSummary;
+  /** The close of the latest bar known. */
+  readonly last: number;
+  /** `last` minus the previous session's close (split-adjusted to `session`); null without one. */
+  readonly change: number | null;
+  /** `change` as a fraction of the previous close. */
+  readonly changepct: number | null;
+  /** The session's volume so far. */
+  readonly volume: number;
+  /** When the latest bar became known. */
+  readonly updated: number;
+};
+
+/** The snapshot of each symbol that has a bar known at the cutoff (the others are absent). */
+export async function stockSnapshots(
+  sql: SqlSession,
+  symbols: readonly string[],
+  knowledge: Knowledge,
+  extended: boolean,
+): Promise<Map<string, StockSnapshot>> {
+  const sessions = await latestSessions(sql, symbols, knowledge, { count: 2, extended });
+  const splits = await loadSplits(sql, [...sessions.keys()], knowledge.splitsThrough);
+  const snapshots = new Map<string, StockSnapshot>();
+  for (const [symbol, [current, previous]] of sessions) {
+    if (current === undefined) continue;
+    let change: number | null = null;
+    let changepct: number | null = null;
+    if (previous !== undefined) {
+      const factor = splitFactor(splits.get(symbol) ?? [], previous.session, current.session);
+      const previousClose = previous.c / factor;
+      change = round4(current.c - previousClose);
+      changepct = previousClose === 0 ? null : round4((current.c - previousClose) / previousClose);
+    }
+    snapshots.set(symbol, {
+      symbol,
+      session: current.session,
+      candle: current,
+      last: current.c,
+      change,
+      changepct,
+      volume: current.v,
+      updated: current.knownAt,
+    });
+  }
+  return snapshots;
+}
+
+/**
+ * The symbols of a quote-like request: the path's symbol, else `symbols`, else (with `snapshot=true`
+ * where allowed) every stored symbol; none of these is a 400.
+ */
+export async function requestedSymbols(
+  sql: SqlSession,
+  pathSymbol: string | undefined,
+  listed: readonly string[] | undefined,
+  snapshot: boolean,
+): Promise<string[]> {
+  if (pathSymbol !== undefined) return [normalizeSymbol(pathSymbol)];
+  if (listed !== undefined) return [...listed];
+  if (snapshot) return allSymbols(sql);
+  throw badRequest('Invalid parameter symbols: a comma-separated list of symbols is required.');
+}

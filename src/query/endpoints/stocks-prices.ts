@@ -1,0 +1,90 @@
+/**
+ * `GET /v1/stocks/prices/{symbol}/` and `/v1/stocks/prices/?symbols=A,B`: the service's "SmartMid" price.
+ * With bars only, `mid` is the latest price known at the as-of — the close of the latest bar known — and
+ * `change`/`changepct`/`updated` are those of the stock quote (see `stocks-quotes.ts`). `extended`
+ * (default true) = false leaves out minute bars outside regular hours. Billed like quotes: 1 per symbol
+ * answered while `mid` is among the columns kept (the service's 1 credit per symbol).
+ */
+import { z } from 'zod';
+import { knowledgeAt } from '../candles.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import {
+  booleanParam,
+  field,
+  parseQuery,
+  requestedSymbols,
+  SYMBOL_NOT_FOUND,
+  stockSnapshots,
+  symbolsParam,
+} from './stocks-common.js';
+
+const PricesQuery = z.object({ symbols: symbolsParam.optional(), extended: booleanParam.optional() });
+
+/** Answers a stock prices request. */
+export async function prices(ctx: EndpointContext): Promise<EndpointResult> {
+  const query = parseQuery(PricesQuery, ctx.query);
+  const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, false);
+  const snapshots = await stockSnapshots(
+    ctx.sql,
+    symbols,
+    knowledgeAt(ctx.asOf, ctx.nowSeconds),
+    query.extended ?? true,
+  );
+  const found = symbols.flatMap((symbol) => {
+    const snapshot = snapshots.get(symbol);
+    return snapshot === undefined ? [] : [snapshot];
+  });
+  if (found.length === 0) return symbols.length === 1 ? SYMBOL_NOT_FOUND : { kind: 'no_data' };
+  return {
+    kind: 'ok',
+    fields: [
+      field(
+        'symbol',
+        'Symbol',
+        'string',
+        found.map((q) => q.symbol),
+      ),
+      field(
+        'mid',
+        'Mid',
+        'number',
+        found.map((q) => q.last),
+      ),
+      field(
+        'change',
+        'Change $',
+        'number',
+        found.map((q) => q.change),
+      ),
+      field(
+        'changepct',
+        'Change %',
+        'number',
+        found.map((q) => q.changepct),
+      ),
+      field(
+        'updated',
+        'Date',
+        'instant',
+        found.map((q) => q.updated),
+      ),
+    ],
+    rowKey: 'symbol',
+    billing: 'per-symbol-with-quote',
+    dataAsOfSeconds: found.reduce((max, q) => Math.max(max, q.updated), Number.NEGATIVE_INFINITY),
+  };
+}
+
+/** `/v1/stocks/prices/{symbol}/`. */
+export const stockPrices: Endpoint = {
+  service: '/v1/stocks/prices/',
+  pattern: '/v1/stocks/prices/:symbol/',
+  family: 'prices',
+  cacheable: false,
+  dated: false,
+  params: ['symbols', 'extended'],
+  handle: prices,
+};
+
+/** `/v1/stocks/prices/?symbols=A,B`. */
+export const stockPricesList: Endpoint = { ...stockPrices, pattern: '/v1/stocks/prices/' };

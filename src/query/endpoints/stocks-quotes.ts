@@ -1,0 +1,208 @@
+/**
+ * `GET /v1/stocks/quotes/{symbol}/`, `/v1/stocks/quotes/?symbols=A,B` and the deprecated alias
+ * `/v1/stocks/bulkquotes/?symbols=…` (which also takes `snapshot=true`: every stored symbol).
+ *
+ * The store keeps bars, not NBBO quotes, so a quote is built from the bars known at the as-of: `last` is
+ * the close of the latest bar known and `updated` the instant it became known (a minute bar's end, a
+ * daily bar's close); `bid`, `ask`, their sizes and `mid` are null (no quote data is stored, and a
+ * made-up spread would be a lie); `change`/`changepct` compare `last` with the previous session's close
+ * (split-adjusted, a fraction for changepct, both to 4 decimals); `volume` is the session's volume so far.
+ * `52week=true` (single-symbol requests only, as the service) adds the high and low of the daily bars of
+ * the year ending at the quote's session; `candle=true` adds the session's `o,h,l,c` so far. `extended`
+ * (default true) = false leaves out minute bars outside regular hours.
+ *
+ * An unknown single symbol is 404 "Symbol not found."; with several symbols the found ones are answered,
+ * and no_data only when none has a quote.
+ */
+import { z } from 'zod';
+import { resolveRelative } from '../../market-time/index.js';
+import type { SqlSession } from '../../store/sql.js';
+import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
+import type { Endpoint, EndpointContext, EndpointResult, Field } from '../types.js';
+import {
+  booleanParam,
+  field,
+  parseQuery,
+  requestedSymbols,
+  type StockSnapshot,
+  SYMBOL_NOT_FOUND,
+  stockSnapshots,
+  symbolsParam,
+} from './stocks-common.js';
+
+const QuotesQuery = z.object({
+  symbols: symbolsParam.optional(),
+  '52week': booleanParam.optional(),
+  extended: booleanParam.optional(),
+  candle: booleanParam.optional(),
+  snapshot: booleanParam.optional(),
+});
+
+function yearBefore(date: string): string {
+  const shifted = resolveRelative({ kind: 'relative', amount: -1, unit: 'years' }, { kind: 'date', date });
+  return (shifted as { date: string }).date;
+}
+
+/** The 52-week high and low at a snapshot: its session so far and the daily bars of the year before it. */
+async function fiftyTwoWeek(
+  sql: SqlSession,
+  snapshot: StockSnapshot,
+  knowledge: Knowledge,
+): Promise<{ high: number; low: number }> {
+  const rows = await sql.all<{ date: string; h: number; l: number }>(
+    `SELECT CAST(session_date AS VARCHAR) AS date, CAST(h AS DOUBLE) AS h, CAST(l AS DOUBLE) AS l FROM stock_bars
+     WHERE symbol = $symbol AND resolution = 'D'
+       AND session_date > CAST($from AS DATE) AND session_date < CAST($session AS DATE)`,
+    { symbol: snapshot.symbol, from: yearBefore(snapshot.session), session: snapshot.session },
+  );
+  const splits =
+    (await loadSplits(sql, [snapshot.symbol], knowledge.splitsThrough)).get(snapshot.symbol) ?? [];
+  let high = snapshot.candle.h;
+  let low = snapshot.candle.l;
+  for (const row of rows) {
+    const factor = splitFactor(splits, row.date, snapshot.session);
+    high = Math.max(high, adjustPrice(row.h, factor));
+    low = Math.min(low, adjustPrice(row.l, factor));
+  }
+  return { high, low };
+}
+
+/** Answers a stock quotes request (see the module comment). */
+async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promise<EndpointResult> {
+  const query = parseQuery(QuotesQuery, ctx.query);
+  const snapshotAll = allowSnapshot && query.snapshot === true;
+  const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, snapshotAll);
+  const single = symbols.length === 1 && !snapshotAll;
+  const knowledge = knowledgeAt(ctx.asOf, ctx.nowSeconds);
+  const snapshots = await stockSnapshots(ctx.sql, symbols, knowledge, query.extended ?? true);
+  const found = symbols.flatMap((symbol) => {
+    const snapshot = snapshots.get(symbol);
+    return snapshot === undefined ? [] : [snapshot];
+  });
+  if (found.length === 0) return single ? SYMBOL_NOT_FOUND : { kind: 'no_data' };
+  const nulls = found.map(() => null);
+  const fields: Field[] = [
+    field(
+      'symbol',
+      'Symbol',
+      'string',
+      found.map((q) => q.symbol),
+    ),
+    field('ask', 'Ask', 'number', nulls),
+    field('askSize', 'Ask Size', 'integer', nulls),
+    field('bid', 'Bid', 'number', nulls),
+    field('bidSize', 'Bid Size', 'integer', nulls),
+    field('mid', 'Mid', 'number', nulls),
+    field(
+      'last',
+      'Last',
+      'number',
+      found.map((q) => q.last),
+    ),
+    field(
+      'change',
+      'Change $',
+      'number',
+      found.map((q) => q.change),
+    ),
+    field(
+      'changepct',
+      'Change %',
+      'number',
+      found.map((q) => q.changepct),
+    ),
+    field(
+      'volume',
+      'Volume',
+      'integer',
+      found.map((q) => q.volume),
+    ),
+    field(
+      'updated',
+      'Date',
+      'instant',
+      found.map((q) => q.updated),
+    ),
+  ];
+  if (query['52week'] === true && single) {
+    const { high, low } = await fiftyTwoWeek(ctx.sql, found[0]!, knowledge);
+    fields.push(field('52weekHigh', '52 Week High', 'number', [high]));
+    fields.push(field('52weekLow', '52 Week Low', 'number', [low]));
+  }
+  if (query.candle === true) {
+    fields.push(
+      field(
+        'o',
+        'Open',
+        'number',
+        found.map((q) => q.candle.o),
+      ),
+    );
+    fields.push(
+      field(
+        'h',
+        'High',
+        'number',
+        found.map((q) => q.candle.h),
+      ),
+    );
+    fields.push(
+      field(
+        'l',
+        'Low',
+        'number',
+        found.map((q) => q.candle.l),
+      ),
+    );
+    fields.push(
+      field(
+        'c',
+        'Close',
+        'number',
+        found.map((q) => q.candle.c),
+      ),
+    );
+  }
+  return {
+    kind: 'ok',
+    fields,
+    rowKey: 'symbol',
+    billing: 'per-symbol-with-quote',
+    dataAsOfSeconds: found.reduce((max, q) => Math.max(max, q.updated), Number.NEGATIVE_INFINITY),
+  };
+}
+
+/** Answers `/v1/stocks/quotes/…` (one symbol in the path, or `symbols`). */
+export function quotes(ctx: EndpointContext): Promise<EndpointResult> {
+  return answerQuotes(ctx, false);
+}
+
+/** Answers the deprecated `/v1/stocks/bulkquotes/` (`symbols`, or `snapshot=true`). */
+export function bulkQuotes(ctx: EndpointContext): Promise<EndpointResult> {
+  return answerQuotes(ctx, true);
+}
+
+const QUOTE_PARAMS = ['symbols', '52week', 'extended', 'candle'] as const;
+
+/** `/v1/stocks/quotes/{symbol}/`. */
+export const stockQuotes: Endpoint = {
+  service: '/v1/stocks/quotes/',
+  pattern: '/v1/stocks/quotes/:symbol/',
+  family: 'stocks',
+  cacheable: true,
+  dated: false,
+  params: QUOTE_PARAMS,
+  handle: quotes,
+};
+
+/** `/v1/stocks/quotes/?symbols=A,B`. */
+export const stockQuotesList: Endpoint = { ...stockQuotes, pattern: '/v1/stocks/quotes/' };
+
+/** `/v1/stocks/bulkquotes/?symbols=A,B` (deprecated alias, still served). */
+export const stockBulkQuotes: Endpoint = {
+  ...stockQuotes,
+  service: '/v1/stocks/bulkquotes/',
+  pattern: '/v1/stocks/bulkquotes/',
+  params: [...QUOTE_PARAMS, 'snapshot'],
+  handle: bulkQuotes,
+};
