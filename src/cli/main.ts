@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
 import { registerDemo } from './demo.js';
 import { registerInfo } from './info.js';
+import { registerIngest } from './ingest.js';
 import { registerRequest } from './request.js';
 
 export function buildProgram(): Command {
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerDemo(program);
   registerInfo(program);
+  registerIngest(program);
   registerRequest(program);
   return program;
 }

@@ -1,0 +1,120 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
+import { hashFile, stageFiles } from '../ingest/ingest.js';
+import { WriteTransaction } from '../store/writer.js';
+import { renderTable } from './format.js';
+import { startProgress } from './progress.js';
+
+type IngestFlags = {
+  store: string;
+  format: string;
+  mapping?: string;
+  symbol?: string;
+  resolution?: string;
+  table?: string;
+  skipInvalid?: boolean;
+  rejects: string;
+};
+
+/** `pitchain ingest`: stages files in one format, validates them, and commits them as one new version. */
+export function registerIngest(program: Command): void {
+  const formats = ingestFormats()
+    .map((f) => `  ${f.name.padEnd(16)} ${f.description}`)
+    .join('\n');
+  program
+    .command('ingest')
+    .description('Ingest vendor files into a store as one atomic commit (created if missing).')
+    .argument('<files...>', 'files to ingest, all in the same format')
+    .requiredOption('--store <dir>', 'store directory')
+    .requiredOption('--format <name>', 'source format (see below)')
+    .option('--mapping <file|preset|json>', 'column mapping for the csv and candles formats')
+    .option('--symbol <ticker>', 'symbol of a bar file whose rows and name do not say it')
+    .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
+    .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
+    .option('--skip-invalid', 'commit the valid rows and write the refused ones, with reasons, to --rejects')
+    .option(
+      '--rejects <file>',
+      'where --skip-invalid writes refused rows (CSV: file,line,reason)',
+      'pitchain-rejects.csv',
+    )
+    .addHelpText(
+      'after',
+      `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.`,
+    )
+    .action(async (files: string[], flags: IngestFlags) => {
+      const format = formatNamed(flags.format);
+      if (format === undefined) {
+        throw new UsageError(
+          `unknown format "${flags.format}" (one of: ${ingestFormats()
+            .map((f) => f.name)
+            .join(', ')})`,
+        );
+      }
+      const started = Date.now();
+      const tx = await WriteTransaction.begin(flags.store, { create: true });
+      let committed = false;
+      const progress = startProgress('ingest');
+      try {
+        const fresh: string[] = [];
+        for (const file of files) {
+          const { sha256 } = await hashFile(file).catch((cause: unknown) => {
+            throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
+          });
+          if (tx.alreadyIngested(sha256, format.name))
+            process.stderr.write(`${file}: already ingested, skipped\n`);
+          else fresh.push(file);
+        }
+        if (fresh.length === 0) {
+          progress.stop();
+          process.stdout.write(`nothing to ingest; data version: ${tx.baseVersion}\n`);
+          return;
+        }
+        const staged = await stageFiles(tx.sql, fresh, format, {
+          ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }),
+          ...(flags.symbol === undefined ? {} : { symbol: flags.symbol }),
+          ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
+          ...(flags.table === undefined ? {} : { table: flags.table }),
+          ...(flags.skipInvalid ? { skipInvalid: true } : {}),
+          onProgress: (done: number, total?: number) => progress.update(done, total),
+        });
+        progress.stop();
+        const result = await tx.commit(
+          staged.files.map((f) => ({
+            source: path.basename(f.source),
+            sha256: f.sha256,
+            format: f.format,
+            rows: f.rows,
+            rejected: f.rejected,
+          })),
+        );
+        committed = true;
+        if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
+        const sessions = new Set(staged.files.flatMap((f) => f.sessions));
+        const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));
+        const rows = Object.entries(staged.rows).filter(([, n]) => n > 0);
+        const total = rows.reduce((n, [, r]) => n + r, 0);
+        const seconds = (Date.now() - started) / 1000;
+        const out = [
+          renderTable(['table', 'rows'], rows),
+          '',
+          `files: ${fresh.length}  rows: ${total}  sessions: ${sessions.size}  underlyings: ${[...underlyings].join(', ') || '-'}`,
+          `rejected: ${staged.rejects.length}${staged.rejects.length > 0 ? ` (written to ${flags.rejects})` : ''}`,
+          `time: ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s)`,
+          `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
+        ];
+        process.stdout.write(`${out.join('\n')}\n`);
+      } finally {
+        progress.stop();
+        if (!committed) await tx.abort();
+      }
+    });
+}
+
+async function writeRejects(file: string, rejects: readonly Reject[]): Promise<void> {
+  const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = rejects.map((r) => [cell(r.file), r.line ?? '', cell(r.reason)].join(','));
+  await fs.writeFile(file, `file,line,reason\n${lines.join('\n')}\n`);
+}

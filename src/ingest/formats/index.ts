@@ -1,0 +1,73 @@
+/**
+ * The registry of ingest formats. A format reads one source file and INSERTs canonical rows (see
+ * `src/store/schema.ts`) into staging tables of a `SqlSession`; `stageFiles` (../ingest.ts) runs it per
+ * file, then the shared validation, and hands the filled staging tables to the store's commit.
+ */
+import type { TableName } from '../../store/schema.js';
+import type { SqlSession } from '../../store/sql.js';
+import { candlesFormat } from './candles.js';
+import { arrowFormat, parquetFormat } from './canonical.js';
+import { cboeEodFormat } from './cboe-eod.js';
+import { csvMappingFormat } from './csv-mapping.js';
+import { hodFormat } from './hod.js';
+import { marketDataJsonFormat } from './marketdata-json.js';
+import { leanFactorsFormat } from './splits.js';
+
+/** A source row (or the whole file when `line` is undefined) an ingest refused, with a short exact reason. */
+export type Reject = { readonly file: string; readonly line: number | undefined; readonly reason: string };
+
+/** Options every format receives; formats ignore what they do not use. */
+export type StageOptions = {
+  /**
+   * The staging table to INSERT into for each canonical table (default: the canonical name). Each has the
+   * canonical columns, `_line` (1-based source line, header = line 1) and `_reject` (VARCHAR: a problem the
+   * format found while parsing the row, e.g. a wrong type, else NULL; validation reports it). They are
+   * empty when the format starts (CSV formats derive `_line` from insertion order); a format may add
+   * scratch columns for its own use but drops them before it returns.
+   */
+  readonly tables?: Partial<Record<TableName, string>>;
+  /** A mapping: the path of a JSON file, or inline JSON (formats `csv`, `candles`). */
+  readonly mapping?: string;
+  /** Keep going past a bad row or body: report it as a reject instead of failing. */
+  readonly skipInvalid?: boolean;
+};
+
+/**
+ * What a format reports for one file: the source records it read (malformed ones included) and the rejects
+ * that have no row in staging (malformed lines, file-level problems); rows' own problems go in `_reject`.
+ */
+export type StageResult = { readonly rows: number; readonly rejects: readonly Reject[] };
+
+/** One source format: its CLI name, a one-line description, and the function that stages a file. */
+export type IngestFormat = {
+  readonly name: string;
+  readonly description: string;
+  stage(sql: SqlSession, file: string, options: StageOptions): Promise<StageResult>;
+};
+
+/** The staging table a format writes `table` into, honouring `options.tables`. */
+export function stagingTable(options: StageOptions, table: TableName): string {
+  return options.tables?.[table] ?? table;
+}
+
+/**
+ * Every format, in the order `pitchain ingest --help` lists them. Add a format by listing it here. (A
+ * function, not a constant: format modules import this one, and a constant would read them too early.)
+ */
+export function ingestFormats(): readonly IngestFormat[] {
+  return [
+    hodFormat,
+    cboeEodFormat,
+    marketDataJsonFormat,
+    csvMappingFormat,
+    candlesFormat,
+    leanFactorsFormat,
+    parquetFormat,
+    arrowFormat,
+  ];
+}
+
+/** The format called `name` (`pitchain ingest --format <name>`), or undefined. */
+export function formatNamed(name: string): IngestFormat | undefined {
+  return ingestFormats().find((format) => format.name === name);
+}

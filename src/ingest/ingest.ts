@@ -1,0 +1,256 @@
+/**
+ * Staging source files for one ingest: each file goes through its format into tables of its own, then the
+ * shared validation; its surviving rows move into the staging tables the store's commit reads. A file
+ * with rejects stops the ingest (the caller discards the staging database) unless `skipInvalid`, in which
+ * case its rejected lines are dropped and the rejects returned for a rejects file.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import { IngestError, UsageError } from '../errors.js';
+import { createStagingTableSql, TABLES, type TableName } from '../store/schema.js';
+import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
+import { createSessionsTable } from './calendar-table.js';
+import { tempTableName } from './csv-source.js';
+import {
+  formatNamed,
+  type IngestFormat,
+  ingestFormats,
+  type Reject,
+  type StageOptions,
+} from './formats/index.js';
+import { validateStaging } from './validate.js';
+
+/** Options of `stageFiles`: those of the formats, plus a progress callback. */
+export type StageFilesOptions = Omit<StageOptions, 'tables'> & {
+  /** Called after each file with the source rows staged so far and an estimate of the total. */
+  readonly onProgress?: (rowsDone: number, rowsTotal?: number) => void;
+};
+
+/** What one source file brought, for provenance (the fields of the store's provenance entry and more). */
+export type StagedFile = {
+  readonly source: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly format: string;
+  /** Rows staged per table (after rejects were dropped); tables without rows are left out. */
+  readonly rows: Record<string, number>;
+  /** Records the format read from the file (malformed ones included). */
+  readonly sourceRows: number;
+  readonly rejected: number;
+  /** The distinct session dates of its option quotes and stock bars, ascending. */
+  readonly sessions: readonly string[];
+  /** The distinct underlyings (options) and symbols (bars), ascending. */
+  readonly underlyings: readonly string[];
+};
+
+/** The outcome of `stageFiles`. */
+export type StageFilesResult = {
+  /** Rows staged per table over all files. */
+  readonly rows: Record<TableName, number>;
+  readonly rejects: readonly Reject[];
+  readonly files: readonly StagedFile[];
+};
+
+const TABLE_NAMES = Object.keys(TABLES) as TableName[];
+
+/** The SHA-256 (hex) and size of a file, and its number of lines (for a progress estimate). */
+export type FileHash = { readonly sha256: string; readonly bytes: number; readonly lines: number };
+
+/** Hashes a file (SHA-256, hex) and counts its bytes and lines. */
+export async function hashFile(file: string): Promise<FileHash> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  return { sha256: hash.digest('hex'), bytes, lines: last === 10 ? lines : lines + 1 };
+}
+
+/** Creates the canonical staging tables that do not exist yet. */
+export async function ensureStagingTables(sql: SqlSession): Promise<void> {
+  const rows = await sql.all<{ name: string }>(
+    `SELECT table_name AS name FROM duckdb_tables() WHERE schema_name = 'main' AND NOT temporary`,
+  );
+  const existing = new Set(rows.map((r) => r.name));
+  for (const table of TABLE_NAMES) if (!existing.has(table)) await sql.run(createStagingTableSql(table));
+}
+
+function resolveFormat(format: string | IngestFormat): IngestFormat {
+  if (typeof format !== 'string') return format;
+  const found = formatNamed(format);
+  if (found === undefined) {
+    const names = ingestFormats().map((f) => f.name);
+    throw new UsageError(`unknown format "${format}" (one of: ${names.join(', ')})`);
+  }
+  return found;
+}
+
+/**
+ * Stages `files` with `format` (a registered name or a format object) into the canonical staging tables
+ * of `sql` (created when missing), validating each file. Without `skipInvalid` the first reject is thrown
+ * as an `IngestError` and the staging tables may hold earlier files' rows (discard the database).
+ */
+export async function stageFiles<O extends StageFilesOptions>(
+  sql: SqlSession,
+  files: readonly string[],
+  format: string | IngestFormat,
+  options: O = {} as O,
+): Promise<StageFilesResult> {
+  const adapter = resolveFormat(format);
+  for (const file of files) {
+    await fs.access(file).catch((cause: unknown) => {
+      throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
+    });
+  }
+  await createSessionsTable(sql);
+  await ensureStagingTables(sql);
+  // Hashing runs beside DuckDB's work (it reads the file in this thread while DuckDB uses its own).
+  let estimate: number | undefined;
+  const hashes: Promise<FileHash>[] = [];
+  for (const file of files) hashes.push((hashes.at(-1) ?? Promise.resolve()).then(() => hashFile(file)));
+  const allHashed = Promise.all(hashes).then((all) => {
+    estimate = all.reduce((sum, h) => sum + Math.max(h.lines - 1, 0), 0);
+  });
+  allHashed.catch(() => {}); // a failure surfaces where the file's own hash is awaited
+  const { onProgress, ...formatOptions }: StageFilesOptions = options;
+  const totals = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
+  const rejects: Reject[] = [];
+  const staged: StagedFile[] = [];
+  let done = 0;
+  for (const [i, file] of files.entries()) {
+    const perFile = Object.fromEntries(TABLE_NAMES.map((t) => [t, tempTableName(`file_${t}`)])) as Record<
+      TableName,
+      string
+    >;
+    try {
+      for (const table of TABLE_NAMES) await sql.run(createStagingTableSql(table, perFile[table]));
+      const result = await stageOne(sql, file, adapter, { ...formatOptions, tables: perFile });
+      const description = await describe(sql, perFile);
+      const rows: Record<string, number> = {};
+      for (const table of TABLE_NAMES) {
+        const count = await moveRows(sql, perFile[table], table);
+        if (count === 0) continue;
+        rows[table] = count;
+        totals[table] += count;
+      }
+      const hash = await hashes[i]!;
+      staged.push({
+        source: file,
+        sha256: hash.sha256,
+        bytes: hash.bytes,
+        format: adapter.name,
+        rows,
+        sourceRows: result.sourceRows,
+        rejected: result.rejects.length,
+        ...description,
+      });
+      rejects.push(...result.rejects);
+      done += result.sourceRows;
+      const total =
+        i === files.length - 1 ? done : estimate === undefined ? undefined : Math.max(estimate, done);
+      if (total === undefined) onProgress?.(done);
+      else onProgress?.(done, total);
+    } finally {
+      for (const table of TABLE_NAMES) await sql.run(`DROP TABLE IF EXISTS ${q(perFile[table])}`);
+    }
+  }
+  await allHashed;
+  return { rows: totals, rejects, files: staged };
+}
+
+/**
+ * Moves the rows of a file's table into the staging table `target` and returns their number. When the
+ * target is still empty the file's table simply takes its place (no copy).
+ */
+async function moveRows(sql: SqlSession, source: string, target: TableName): Promise<number> {
+  const count = await sql.value<number>(`SELECT count(*) FROM ${q(source)}`);
+  if (count === 0) return 0;
+  const columns = TABLES[target].map((c) => q(c.name)).join(', ');
+  const targetRows = await sql.value<number>(`SELECT count(*) FROM ${q(target)}`);
+  if (targetRows === 0 && (await sameColumns(sql, source, target))) {
+    await sql.run(`DROP TABLE ${q(target)}`);
+    await sql.run(`ALTER TABLE ${q(source)} RENAME TO ${q(target)}`);
+  } else {
+    await sql.run(
+      `INSERT INTO ${q(target)} (${columns}, _line, _reject) SELECT ${columns}, _line, _reject FROM ${q(source)}`,
+    );
+  }
+  return count;
+}
+
+async function sameColumns(sql: SqlSession, a: string, b: string): Promise<boolean> {
+  const names = async (table: string) =>
+    (await sql.columns(`SELECT * FROM ${q(table)} LIMIT 0`)).names.join(',');
+  return (await names(a)) === (await names(b));
+}
+
+/** Stages one file into its own tables and validates it; drops rejected lines or throws the first reject. */
+async function stageOne(
+  sql: SqlSession,
+  file: string,
+  format: IngestFormat,
+  options: StageOptions & { tables: Record<TableName, string> },
+): Promise<{ sourceRows: number; rejects: Reject[] }> {
+  let sourceRows = 0;
+  const rejects: Reject[] = [];
+  try {
+    const result = await format.stage(sql, file, options);
+    sourceRows = result.rows;
+    rejects.push(...result.rejects);
+  } catch (error) {
+    if (!(error instanceof IngestError) || !options.skipInvalid) throw error;
+    rejects.push({ file: error.file, line: error.line, reason: error.reason });
+  }
+  const seen = new Set(rejects.flatMap((r) => (r.line === undefined ? [] : [r.line])));
+  for (const reject of await validateStaging(sql, file, options.tables)) {
+    if (reject.line === undefined || !seen.has(reject.line)) rejects.push(reject);
+  }
+  rejects.sort(byLine);
+  const first = rejects[0];
+  if (first !== undefined && !options.skipInvalid)
+    throw new IngestError(first.file, first.line, first.reason);
+  const lines = rejects.flatMap((r) => (r.line === undefined ? [] : [r.line]));
+  const rejected = tempTableName('rejected_lines');
+  await sql.run(`CREATE TEMP TABLE ${q(rejected)} (line BIGINT)`);
+  try {
+    await sql.append(rejected, [lines]);
+    for (const table of Object.values(options.tables)) {
+      await sql.run(
+        `DELETE FROM ${q(table)} WHERE _reject IS NOT NULL OR _line IN (SELECT line FROM ${q(rejected)})`,
+      );
+    }
+  } finally {
+    await sql.run(`DROP TABLE IF EXISTS ${q(rejected)}`);
+  }
+  return { sourceRows, rejects };
+}
+
+/** File-level rejects (no line) first, then by line. */
+function byLine(a: Reject, b: Reject): number {
+  return (a.line ?? 0) - (b.line ?? 0);
+}
+
+/** The sessions and underlyings of one file's staged rows. */
+async function describe(
+  sql: SqlSession,
+  tables: Record<TableName, string>,
+): Promise<{ sessions: string[]; underlyings: string[] }> {
+  const sessions = await sql.all<{ d: string }>(
+    `SELECT DISTINCT session_date AS d FROM (
+       SELECT session_date FROM ${q(tables.option_quotes)} UNION ALL SELECT session_date FROM ${q(tables.stock_bars)}
+     ) WHERE session_date IS NOT NULL ORDER BY d`,
+  );
+  const underlyings = await sql.all<{ u: string }>(
+    `SELECT DISTINCT u FROM (
+       SELECT underlying AS u FROM ${q(tables.option_quotes)}
+       UNION ALL SELECT underlying FROM ${q(tables.open_interest)}
+       UNION ALL SELECT symbol FROM ${q(tables.stock_bars)}
+     ) WHERE u IS NOT NULL ORDER BY u`,
+  );
+  return { sessions: sessions.map((r) => r.d), underlyings: underlyings.map((r) => r.u) };
+}

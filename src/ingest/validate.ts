@@ -1,0 +1,177 @@
+/**
+ * The shared validation pass over one file's staging tables. Formats record what they find while parsing
+ * (malformed rows, wrong types, disagreeing columns) in `_reject`; this pass adds the rules every option
+ * row must satisfy whatever its source, and returns at most one reject per source line: the first broken
+ * rule in this order —
+ *   a format's own `_reject`; a missing required value; an invalid OCC symbol (shape or date); a session
+ *   date that is not a session; a missing instant; an expiration before the session; a crossed quote
+ *   (bid > ask, while 0/0 is "no market" and valid); a negative price, size, volume or open interest; a
+ *   second row for the same contract and quote time.
+ */
+import { closureReason } from '../market-time/index.js';
+import { OCC_SYMBOL_SQL_REGEX } from '../occ/index.js';
+import { TABLES, type TableName } from '../store/schema.js';
+import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
+import { createSessionsTable, SESSIONS_TABLE } from './calendar-table.js';
+import { occPartsSql, tempTableName } from './csv-source.js';
+import type { Reject } from './formats/index.js';
+
+/** A rule: rows of the table for which `when` holds are refused with the SQL text `reason`. */
+type Rule = { readonly when: string; readonly reason: string };
+
+const missing = (column: string): Rule => ({
+  when: `t.${q(column)} IS NULL`,
+  reason: `'missing value: ${column}'`,
+});
+
+/** Needs `v`, the row of the symbols table (`createSymbolsTable`) joined on the symbol. */
+const invalidSymbol: Rule = {
+  when: 'NOT v.valid',
+  reason: `'invalid OCC symbol: ' || t.option_symbol`,
+};
+/** Needs `s`, the sessions row joined on the column. */
+const notASession = (column: string): Rule => ({
+  when: `s.session_date IS NULL`,
+  reason: `'not a session: ' || strftime(t.${q(column)}, '%Y-%m-%d')`,
+});
+const negative = (column: string): Rule => ({
+  when: `t.${q(column)} < 0`,
+  reason: `'negative value: ${column} ' || CAST(t.${q(column)} AS VARCHAR)`,
+});
+
+const QUOTE_RULES: readonly Rule[] = [
+  missing('option_symbol'),
+  missing('underlying'),
+  missing('session_date'),
+  invalidSymbol,
+  notASession('session_date'),
+  missing('quote_time'),
+  {
+    when: 'v.expiration < t.session_date',
+    reason: `'expired contract: expiration ' || strftime(v.expiration, '%Y-%m-%d') || ' precedes session ' || strftime(t.session_date, '%Y-%m-%d')`,
+  },
+  {
+    when: 't.bid > t.ask',
+    reason: `'crossed quote: bid ' || CAST(t.bid AS VARCHAR) || ' > ask ' || CAST(t.ask AS VARCHAR)`,
+  },
+  ...['bid', 'ask', 'last', 'bid_size', 'ask_size', 'volume'].map(negative),
+];
+
+const OPEN_INTEREST_RULES: readonly Rule[] = [
+  missing('option_symbol'),
+  missing('underlying'),
+  missing('open_interest'),
+  invalidSymbol,
+  missing('settled_session'),
+  missing('published_at'),
+  notASession('settled_session'),
+  negative('open_interest'),
+];
+
+const DUPLICATE_QUOTE_KEY = ['option_symbol', 'session_date', 'quote_time'];
+
+async function existingTables(sql: SqlSession): Promise<Set<string>> {
+  const rows = await sql.all<{ name: string }>('SELECT DISTINCT table_name AS name FROM duckdb_tables()');
+  return new Set(rows.map((r) => r.name));
+}
+
+/**
+ * A temp table of the distinct symbols of `tables` (`option_symbol`, `valid`, `expiration`): the OCC
+ * checks run once per contract instead of once per row.
+ */
+async function createSymbolsTable(sql: SqlSession, name: string, tables: readonly string[]): Promise<void> {
+  const occ = occPartsSql('option_symbol');
+  const symbols = tables.map((t) => `SELECT option_symbol FROM ${q(t)}`).join(' UNION ');
+  await sql.run(
+    `CREATE TEMP TABLE ${q(name)} AS
+     SELECT option_symbol, regexp_full_match(option_symbol, $1) AND ${occ.expiration} IS NOT NULL AND ${occ.strike} <> 0 AS valid,
+            CASE WHEN regexp_full_match(option_symbol, $1) THEN ${occ.expiration} END AS expiration
+     FROM (${symbols}) WHERE option_symbol IS NOT NULL`,
+    [OCC_SYMBOL_SQL_REGEX],
+  );
+}
+
+/**
+ * One scan of a table: the first rule each row breaks (its own `_reject` first), joined to the sessions
+ * row of `sessionColumn` for the session rule and to the symbols table for the OCC rules.
+ */
+function ruleSelect(table: string, rules: readonly Rule[], sessionColumn?: string, symbols?: string): string {
+  const cases = rules.map((rule) => `WHEN ${rule.when} THEN ${rule.reason}`).join(' ');
+  let join = '';
+  if (sessionColumn !== undefined) {
+    join += ` LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = t.${q(sessionColumn)}`;
+  }
+  if (symbols !== undefined) join += ` LEFT JOIN ${q(symbols)} v ON v.option_symbol = t.option_symbol`;
+  return `SELECT line, reason FROM (
+            SELECT t._line AS line, CASE WHEN t._reject IS NOT NULL THEN t._reject ${cases} END AS reason
+            FROM ${q(table)} t ${join}
+          ) WHERE reason IS NOT NULL`;
+}
+
+/**
+ * Validates the staging tables of one file (`tables` maps canonical names to the tables holding this
+ * file's rows; default the canonical names) and returns the rejects, one per line, in line order. The
+ * tables are not changed. Creates the `sessions` table if needed.
+ */
+export async function validateStaging(
+  sql: SqlSession,
+  file: string,
+  tables: Partial<Record<TableName, string>> = {},
+): Promise<Reject[]> {
+  await createSessionsTable(sql);
+  const names = (Object.keys(TABLES) as TableName[]).map((table) => [table, tables[table] ?? table] as const);
+  const present = await existingTables(sql);
+  const symbolTables = names
+    .filter(([table, name]) => (table === 'option_quotes' || table === 'open_interest') && present.has(name))
+    .map(([, name]) => name);
+  const symbols = tempTableName('symbols');
+  if (symbolTables.length > 0) await createSymbolsTable(sql, symbols, symbolTables);
+  const selects: string[] = [];
+  for (const [table, name] of names) {
+    if (!present.has(name)) continue;
+    if (table === 'option_quotes') {
+      selects.push(ruleSelect(name, QUOTE_RULES, 'session_date', symbols));
+      const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
+      selects.push(
+        `SELECT t._line AS line, 'duplicate row: same contract and quote time as line ' || CAST(d.first AS VARCHAR) AS reason
+         FROM ${q(name)} t JOIN (
+           SELECT ${key}, min(_line) AS first FROM ${q(name)} GROUP BY ${key} HAVING count(*) > 1
+         ) d USING (${key})
+         WHERE t._line > d.first`,
+      );
+    } else if (table === 'open_interest') {
+      selects.push(ruleSelect(name, OPEN_INTEREST_RULES, 'settled_session', symbols));
+    } else {
+      selects.push(ruleSelect(name, []));
+    }
+  }
+  if (selects.length === 0) return [];
+  let rows: { line: number | null; reason: string }[];
+  try {
+    // One reason per line: the quote table's (listed first) wins over open interest's and the duplicate rule.
+    rows = await sql.all<{ line: number | null; reason: string }>(
+      `SELECT line, arg_min(reason, source) AS reason FROM (
+         ${selects.map((select, i) => `SELECT line, reason, ${i} AS source FROM (${select})`).join('\nUNION ALL\n')}
+       ) GROUP BY line ORDER BY line NULLS FIRST`,
+    );
+  } finally {
+    await sql.run(`DROP TABLE IF EXISTS ${q(symbols)}`);
+  }
+  return rows.map((row) => ({
+    file,
+    line: row.line === null ? undefined : Number(row.line),
+    reason: withClosureReason(row.reason),
+  }));
+}
+
+/** `not a session: 2018-01-15` → `not a session: 2018-01-15 (Martin Luther King Jr. Day)`. */
+function withClosureReason(reason: string): string {
+  const match = /^not a session: (\d{4}-\d{2}-\d{2})$/.exec(reason);
+  if (match === null) return reason;
+  try {
+    const why = closureReason(match[1]!);
+    return why === undefined ? reason : `${reason} (${why})`;
+  } catch {
+    return `${reason} (outside the calendar)`;
+  }
+}

@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IngestError } from '../../src/errors.js';
+import { hodFormat } from '../../src/ingest/formats/hod.js';
+import { formatNamed } from '../../src/ingest/formats/index.js';
+import { stageFiles } from '../../src/ingest/ingest.js';
+import { SqlSession } from '../../src/store/sql.js';
+import { sharedData } from '../helpers/paths.js';
+
+const SPXW = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
+const L3 = sharedData('options/hod_L3_A_2016-01-05.csv');
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
+/** An instant written with its offset, as epoch seconds (independent of the host zone). */
+const at = (iso: string) => Date.parse(iso) / 1000;
+
+describe('hod (HistoricalOptionData L2)', () => {
+  let sql: SqlSession;
+  beforeAll(async () => {
+    sql = await SqlSession.open();
+    await stageFiles(sql, [SPXW], 'hod');
+  });
+  afterAll(() => sql.close());
+
+  it('is the registry entry hod', () => {
+    expect(formatNamed('hod')).toBe(hodFormat);
+  });
+
+  it('stages every row of the SPXW file once, with OI for each', async () => {
+    expect(
+      await sql.all(`SELECT (SELECT count(*) FROM option_quotes) AS quotes, (SELECT count(*) FROM open_interest) AS oi,
+                            (SELECT count(DISTINCT session_date) FROM option_quotes) AS sessions`),
+    ).toEqual([{ quotes: 14438, oi: 14438, sessions: 40 }]);
+  });
+
+  it('numbers each row with its line in the file (header = line 1, BOM and CRLF handled)', async () => {
+    const lines = readFileSync(SPXW, 'utf8').split(/\r?\n/);
+    const expected = lines.slice(1).map((line) => line.split(',')[3]);
+    const { columns } = await sql.columns('SELECT option_symbol FROM option_quotes ORDER BY _line');
+    expect(columns[0]).toEqual(expected);
+    const { columns: numbers } = await sql.columns('SELECT _line FROM option_quotes ORDER BY _line');
+    expect(numbers[0]).toEqual(expected.map((_, i) => i + 2));
+  });
+
+  it('reads one contract on 2018-01-02 into every canonical column', async () => {
+    const rows = await sql.all(
+      `SELECT * EXCLUDE (_reject) FROM option_quotes WHERE option_symbol = 'SPXW180131C02700000' AND session_date = DATE '2018-01-02'`,
+    );
+    expect(rows).toEqual([
+      {
+        underlying: 'SPX',
+        option_symbol: 'SPXW180131C02700000',
+        session_date: '2018-01-02',
+        quote_time: at('2018-01-02T16:00:00-05:00'),
+        bid: 18,
+        ask: 18.6,
+        bid_size: null,
+        ask_size: null,
+        last: 18.4,
+        volume: 108,
+        volume_time: at('2018-01-02T16:00:00-05:00'),
+        underlying_price: 2695.79,
+        iv: 0.0634,
+        delta: 0.4913,
+        gamma: 0.0084,
+        theta: -0.382199, // -139.5025 per year
+        vega: 2.995682, // 299.5682 per 1.00 of volatility
+        _line: 127,
+      },
+    ]);
+  });
+
+  it('files the OI printed on the row dated D under the previous session, published 09:30 ET of D', async () => {
+    const rows = await sql.all(
+      `SELECT settled_session, published_at, open_interest, _line FROM open_interest
+       WHERE option_symbol = 'SPXW180131C02700000' AND _line IN (127, 457, 3209) ORDER BY _line`,
+    );
+    expect(rows).toEqual([
+      {
+        settled_session: '2017-12-29',
+        published_at: at('2018-01-02T09:30:00-05:00'),
+        open_interest: 5879,
+        _line: 127,
+      },
+      {
+        settled_session: '2018-01-02',
+        published_at: at('2018-01-03T09:30:00-05:00'),
+        open_interest: 5888,
+        _line: 457,
+      },
+      // 2018-01-16 follows the Martin Luther King Jr. Day closure: the previous session is the Friday.
+      {
+        settled_session: '2018-01-12',
+        published_at: at('2018-01-16T09:30:00-05:00'),
+        open_interest: 6901,
+        _line: 3209,
+      },
+    ]);
+  });
+
+  it('stores last 0 with no volume as no trade, and keeps 0/0 quotes', async () => {
+    expect(
+      await sql.all(
+        `SELECT count(*) FILTER (WHERE last = 0) AS zero_last, count(*) FILTER (WHERE last IS NULL) > 0 AS no_trade,
+                count(*) FILTER (WHERE bid = 0 AND ask = 0) > 0 AS no_market
+         FROM option_quotes`,
+      ),
+    ).toEqual([{ zero_last: 0, no_trade: true, no_market: true }]);
+  });
+});
+
+describe('hod (HistoricalOptionData L3)', () => {
+  let sql: SqlSession;
+  beforeAll(async () => {
+    sql = await SqlSession.open();
+    await stageFiles(sql, [L3], 'hod');
+  });
+  afterAll(() => sql.close());
+
+  it('stages 208 quotes and two OI figures per row: OpenInterest (D−1) and T1OpenInterest (D)', async () => {
+    expect(
+      await sql.all(
+        `SELECT (SELECT count(*) FROM option_quotes) AS quotes, (SELECT count(*) FROM open_interest) AS oi`,
+      ),
+    ).toEqual([{ quotes: 208, oi: 416 }]);
+    expect(
+      await sql.all(
+        `SELECT underlying, settled_session, published_at, open_interest, _line FROM open_interest
+         WHERE option_symbol = 'A160115P00040000' ORDER BY settled_session`,
+      ),
+    ).toEqual([
+      {
+        underlying: 'A',
+        settled_session: '2016-01-04',
+        published_at: at('2016-01-05T09:30:00-05:00'),
+        open_interest: 12901,
+        _line: 19,
+      },
+      {
+        underlying: 'A',
+        settled_session: '2016-01-05',
+        published_at: at('2016-01-06T09:30:00-05:00'),
+        open_interest: 13090,
+        _line: 19,
+      },
+    ]);
+  });
+
+  it('takes IVMean as the IV and the L3 quote columns', async () => {
+    expect(
+      await sql.all(
+        `SELECT underlying, quote_time, bid, ask, last, volume, underlying_price, iv, delta, gamma, theta, vega
+         FROM option_quotes WHERE option_symbol = 'A160115P00040000'`,
+      ),
+    ).toEqual([
+      {
+        underlying: 'A',
+        quote_time: at('2016-01-05T16:00:00-05:00'),
+        bid: 0.48,
+        ask: 0.6,
+        last: 0.52,
+        volume: 200,
+        underlying_price: 40.55,
+        iv: 0.3053,
+        delta: -0.3805,
+        gamma: 0.1924,
+        theta: -0.0404,
+        vega: 0.0247,
+      },
+    ]);
+  });
+});
+
+describe('hod quirks', () => {
+  it('lets the OCC symbol win over a Saturday expiration (Friday, or Thursday before Good Friday)', async () => {
+    const sql = await SqlSession.open();
+    try {
+      const result = await stageFiles(sql, [fixture('hod_l2_saturday.csv')], 'hod', { skipInvalid: true });
+      expect(result.rejects).toEqual([
+        {
+          file: fixture('hod_l2_saturday.csv'),
+          line: 4,
+          reason: 'expiration 01/26/2013 disagrees with OCC symbol SPY130118C00150000',
+        },
+      ]);
+      expect(
+        await sql.columns('SELECT _line, option_symbol, last, iv, delta FROM option_quotes ORDER BY _line'),
+      ).toEqual({
+        names: ['_line', 'option_symbol', 'last', 'iv', 'delta'],
+        columns: [
+          [2, 3, 5],
+          ['SPY130118C00145000', 'SPY140417P00180000', 'SPY130118C00155000'],
+          // last 0 without volume is no trade; an IV or delta beyond DECIMAL(10,6) is dropped, not rejected
+          [2.1, 1.1, null],
+          [0.14, 0.14, null],
+          [0.6, -0.3, null],
+        ],
+      });
+    } finally {
+      sql.close();
+    }
+  });
+
+  it('refuses a file that is not HistoricalOptionData', async () => {
+    const sql = await SqlSession.open();
+    try {
+      await expect(stageFiles(sql, [fixture('mapped_chain.csv')], 'hod')).rejects.toThrow(
+        new IngestError(
+          fixture('mapped_chain.csv'),
+          1,
+          'not a HistoricalOptionData header (no optionroot/OptionSymbol)',
+        ),
+      );
+    } finally {
+      sql.close();
+    }
+  });
+});
