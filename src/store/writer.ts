@@ -55,6 +55,16 @@ const GARBAGE_GRACE_MS = 10 * 60_000;
 
 const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
 
+/**
+ * The wall-clock time recorded in the manifest. `SOURCE_DATE_EPOCH` (the reproducible-builds convention)
+ * pins it, so a regenerated sample store is byte-identical, not only the same data version.
+ */
+function commitTime(): string {
+  const pinned = process.env['SOURCE_DATE_EPOCH'];
+  if (pinned !== undefined && /^\d+$/.test(pinned)) return new Date(Number(pinned) * 1000).toISOString();
+  return new Date().toISOString();
+}
+
 /** A write in progress: staging tables (every canonical table, plus `_line`) in a private DuckDB. */
 export class WriteTransaction {
   private finished = false;
@@ -125,7 +135,7 @@ export class WriteTransaction {
         }
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
       }
-      const now = new Date().toISOString();
+      const now = commitTime();
       const added = sources
         .filter((s) => !this.alreadyIngested(s.sha256, s.format))
         .map((s) => ({ ...s, ingestedAt: now }));

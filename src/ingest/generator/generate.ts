@@ -1,0 +1,725 @@
+/**
+ * `generateMarket`: a deterministic synthetic options market written into the store's staging tables.
+ * The JS half computes the small things (underlying paths and volatility, listings, strike ladders) and
+ * appends them as work tables; the SQL half (statements.ts) expands them into option snapshots, open
+ * interest and stock bars in a few set-based statements.
+ */
+import { z } from 'zod';
+import { UsageError } from '../../errors.js';
+import {
+  etMidnightSeconds,
+  etWallToSeconds,
+  expirationSeconds,
+  isSession,
+  nextSession,
+  previousSession,
+  sessionCloseSeconds,
+  sessionOpenSeconds,
+  sessionsBetween,
+} from '../../market-time/index.js';
+import { formatOccSymbol } from '../../occ/index.js';
+import type { SqlSession } from '../../store/sql.js';
+import {
+  buildLadder,
+  dayNumber,
+  type LadderInputs,
+  type ScheduledExpiration,
+  scheduleExpirations,
+} from './listings.js';
+import {
+  DEFAULT_LISTING,
+  DEFAULT_PRICING,
+  EWMA_DECAY,
+  type ListingPlan,
+  type ListingStyle,
+  type PricingParams,
+  REALISED_WEIGHT,
+  TERM_REVERSION,
+  VOL_PREMIUM,
+  volatilityNow,
+} from './model.js';
+import { createRandom, type Random } from './random.js';
+import { type DailyBar, loadLeanDailyBars, simulateDailyBars } from './series.js';
+import {
+  contractRowsSql,
+  contractSessionsSql,
+  dailyBarsSql,
+  expirationSnapshotsSql,
+  type GreeksMode,
+  minuteBarsSql,
+  openInterestSql,
+  pathSql,
+  quotesSql,
+  SIZES,
+  snapSql,
+  WORK,
+  WORK_TABLES,
+  walkSql,
+} from './statements.js';
+
+/** Where an underlying's daily bars come from. */
+export type SeriesSource =
+  /** Bars given directly (raw, unadjusted; a split shows as a price drop on its ex-date). */
+  | { kind: 'bars'; bars: readonly DailyBar[] }
+  /** A Lean daily-bar file (`data/sources/lean_daily_*.csv`). */
+  | { kind: 'lean'; path: string }
+  /** A seeded simulated series (series.ts: simulateDailyBars), starting ~6 months before `from`. */
+  | { kind: 'simulated'; startPrice: number; volatility?: number; drift?: number; volume?: number }
+  /** Another underlying's series times a factor, minute by minute (SPX = SPY × 10). */
+  | { kind: 'derived'; from: string; factor: number };
+
+/** A split: from `exDate` on, one old share is `ratio` new shares. */
+export type SplitEvent = { exDate: string; ratio: number };
+
+/** One underlying of the generated market. */
+export type UnderlyingSpec = {
+  symbol: string;
+  style: ListingStyle;
+  series: SeriesSource;
+  /** Index style: the root of the PM-settled expirations (default `symbol + 'W'`, e.g. SPXW). */
+  weeklyRoot?: string;
+  splits?: readonly SplitEvent[];
+  listing?: Partial<ListingPlan>;
+  pricing?: Partial<PricingParams>;
+};
+
+/** An option snapshot of each session: 15:45 ET (12:45 on early closes) and/or the 16:00 ET end of day. */
+export type SnapshotName = '15:45' | 'eod';
+
+/** What to generate. */
+export type GeneratorOptions = {
+  /** First and last session dates (inclusive; non-sessions move inwards to the nearest session). */
+  from: string;
+  to: string;
+  seed: number;
+  underlyings: readonly UnderlyingSpec[];
+  /** Default `['eod']`. */
+  snapshots?: readonly SnapshotName[];
+  /** One-minute bars of the equity underlyings (default false; daily bars are always written). */
+  minuteBars?: boolean;
+  /** Vendor columns to fill: iv and the four greeks, iv only, or none (default 'all'). */
+  greeks?: GreeksMode;
+  /** Continuously compounded risk-free rate (default 0.015). */
+  rate?: number;
+  /** The 15:45 snapshot covers only contracts at most this many days from expiry (default: all). */
+  intradayMaxDte?: number;
+};
+
+/** What `generateMarket` wrote. */
+export type GeneratorSummary = {
+  sessions: number;
+  expirations: number;
+  /** Distinct option symbols quoted. */
+  contracts: number;
+  optionRows: number;
+  openInterestRows: number;
+  dailyBars: number;
+  minuteBars: number;
+  splits: number;
+};
+
+const ISO_DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const SYMBOL = z.string().regex(/^[A-Z][A-Z0-9.]{0,5}$/, 'expected an uppercase ticker');
+
+const barSchema = z.object({
+  date: ISO_DATE,
+  open: z.number().positive(),
+  high: z.number().positive(),
+  low: z.number().positive(),
+  close: z.number().positive(),
+  volume: z.number().int().nonnegative(),
+});
+
+const optionsSchema = z
+  .object({
+    from: ISO_DATE,
+    to: ISO_DATE,
+    seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    underlyings: z
+      .array(
+        z.object({
+          symbol: SYMBOL,
+          style: z.enum(['etf', 'index', 'stock']),
+          series: z.discriminatedUnion('kind', [
+            z.object({ kind: z.literal('bars'), bars: z.array(barSchema).min(2) }),
+            z.object({ kind: z.literal('lean'), path: z.string().min(1) }),
+            z.object({
+              kind: z.literal('simulated'),
+              startPrice: z.number().positive(),
+              volatility: z.number().positive().max(3).optional(),
+              drift: z.number().min(-1).max(1).optional(),
+              volume: z.number().positive().optional(),
+            }),
+            z.object({ kind: z.literal('derived'), from: SYMBOL, factor: z.number().positive() }),
+          ]),
+          weeklyRoot: z
+            .string()
+            .regex(/^[A-Z][A-Z0-9]{0,5}$/)
+            .optional(),
+          splits: z.array(z.object({ exDate: ISO_DATE, ratio: z.number().positive() })).optional(),
+          listing: z
+            .object({
+              weeklyDays: z.number().nonnegative(),
+              midweekDays: z.number().nonnegative(),
+              monthlyMonths: z.number().nonnegative(),
+              quarterlyMonths: z.number().nonnegative(),
+              leapsYears: z.number().nonnegative().max(5),
+              nearSd: z.number().positive(),
+              farSd: z.number().positive(),
+            })
+            .partial()
+            .optional(),
+          pricing: z
+            .object({
+              dividendYield: z.number().min(0).max(0.2),
+              longRunVol: z.number().positive().max(3),
+              skew: z.number().min(-1).max(1),
+              curvature: z.number().min(0).max(1),
+              tickBelow3Cents: z.number().int().positive(),
+              tickAbove3Cents: z.number().int().positive(),
+              spreadAbs: z.number().nonnegative(),
+              spreadRel: z.number().nonnegative(),
+              volumeBase: z.number().nonnegative(),
+              sizeBase: z.number().nonnegative(),
+            })
+            .partial()
+            .optional(),
+        }),
+      )
+      .min(1),
+    snapshots: z
+      .array(z.enum(['15:45', 'eod']))
+      .min(1)
+      .optional(),
+    minuteBars: z.boolean().optional(),
+    greeks: z.enum(['all', 'iv', 'none']).optional(),
+    rate: z.number().min(-0.05).max(0.25).optional(),
+    intradayMaxDte: z.number().int().nonnegative().optional(),
+  })
+  .superRefine((options, ctx) => {
+    if (options.from > options.to)
+      ctx.addIssue({ code: 'custom', message: 'from is after to', path: ['from'] });
+    const symbols = options.underlyings.map((u) => u.symbol);
+    options.underlyings.forEach((u, i) => {
+      if (symbols.indexOf(u.symbol) !== i) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `duplicate underlying ${u.symbol}`,
+          path: ['underlyings', i],
+        });
+      }
+      if (u.series.kind === 'derived') {
+        const source = options.underlyings.find(
+          (other) => other.symbol === (u.series as { from: string }).from,
+        );
+        if (source === undefined || source.series.kind === 'derived') {
+          ctx.addIssue({
+            code: 'custom',
+            message: `derived series of ${u.symbol} needs a non-derived underlying ${u.series.from}`,
+            path: ['underlyings', i, 'series'],
+          });
+        }
+      }
+    });
+  });
+
+/** Sessions of history simulated before `from` (volatility warm-up and listings made before the range). */
+const SIMULATED_WARMUP_SESSIONS = 130;
+const INTRADAY_SNAP = 0;
+const EOD_SNAP = 1;
+
+/**
+ * Fills the staging tables `option_quotes`, `open_interest` and `stock_bars` (and `splits`, when the
+ * session has such a table) that already exist in `sql` with a synthetic market over [from, to].
+ * The same options always give the same rows.
+ */
+export async function generateMarket(sql: SqlSession, options: GeneratorOptions): Promise<GeneratorSummary> {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const detail = parsed.error.issues
+      .map((i) => `${i.path.join('.') || 'options'}: ${i.message}`)
+      .join('; ');
+    throw new UsageError(`invalid generator options: ${detail}`);
+  }
+  return fill(sql, await planMarket(parsed.data as GeneratorOptions));
+}
+
+/**
+ * Runs the SQL half in one transaction (unless the caller already holds one), so a failure leaves the
+ * staging tables as they were.
+ */
+async function fill(sql: SqlSession, plan: MarketPlan): Promise<GeneratorSummary> {
+  const before = await countRows(sql);
+  const params = { seed: plan.seed };
+  const intraday = plan.snapshots.includes(INTRADAY_SNAP);
+  const own = await sql.run('BEGIN TRANSACTION').then(
+    () => true,
+    () => false,
+  );
+  try {
+    await dropWork(sql);
+    await createWorkTables(sql, plan);
+    if (intraday || plan.minuteBars) {
+      await sql.run(walkSql(), params);
+      await sql.run(pathSql());
+    }
+    await sql.run(snapSql(intraday, { decay: EWMA_DECAY, weight: REALISED_WEIGHT, premium: VOL_PREMIUM }));
+    await sql.run(expirationSnapshotsSql(TERM_REVERSION));
+    await sql.run(contractRowsSql());
+    await sql.run(contractSessionsSql(), params);
+    await sql.run(openInterestSql('open_interest'));
+    await sql.run(
+      quotesSql('option_quotes', {
+        snaps: plan.snapshots,
+        intradayMaxDte: plan.intradayMaxDte,
+        greeks: plan.greeks,
+      }),
+      params,
+    );
+    await sql.run(dailyBarsSql('stock_bars'));
+    if (plan.minuteBars) await sql.run(minuteBarsSql('stock_bars'), params);
+    const splits = await insertSplits(sql, plan.splits);
+    const contracts = await sql.value<number>(
+      `SELECT count(DISTINCT call_symbol) + count(DISTINCT put_symbol) FROM ${WORK.contracts}`,
+    );
+    await dropWork(sql);
+    if (own) await sql.run('COMMIT');
+    const after = await countRows(sql);
+    return {
+      sessions: plan.sessionCount,
+      expirations: plan.expirationCount,
+      contracts: Number(contracts),
+      optionRows: after.optionRows - before.optionRows,
+      openInterestRows: after.openInterestRows - before.openInterestRows,
+      dailyBars: after.dailyBars - before.dailyBars,
+      minuteBars: after.minuteBars - before.minuteBars,
+      splits,
+    };
+  } catch (error) {
+    if (own) await sql.run('ROLLBACK');
+    else await dropWork(sql).catch(() => undefined);
+    throw error;
+  }
+}
+
+type Columns = unknown[][];
+
+/** The work tables' rows, column by column, and the figures the SQL half needs. */
+type MarketPlan = {
+  seed: number;
+  greeks: GreeksMode;
+  intradayMaxDte: number | null;
+  sessionCount: number;
+  expirationCount: number;
+  snapshots: number[];
+  minuteBars: boolean;
+  splits: { symbol: string; exDate: string; ratio: number }[];
+  tables: Record<keyof typeof WORK_TABLES, Columns>;
+};
+
+type Series = { symbol: string; bars: readonly DailyBar[] };
+
+function columns(count: number): Columns {
+  return Array.from({ length: count }, () => []);
+}
+
+function push(table: Columns, ...values: unknown[]): void {
+  for (let i = 0; i < values.length; i++) table[i]!.push(values[i]);
+}
+
+async function resolveSeries(
+  spec: UnderlyingSpec,
+  from: string,
+  to: string,
+  seed: number,
+): Promise<DailyBar[]> {
+  const series = spec.series;
+  switch (series.kind) {
+    case 'bars':
+      return [...series.bars];
+    case 'lean':
+      return loadLeanDailyBars(series.path);
+    case 'simulated': {
+      let start = from;
+      for (let i = 0; i < SIMULATED_WARMUP_SESSIONS; i++) start = previousSession(start);
+      return simulateDailyBars({ ...series, from: start, to, seed, symbol: spec.symbol });
+    }
+    case 'derived':
+      throw new UsageError('derived series are resolved from their source');
+  }
+}
+
+/** Everything the JS half decides: the timeline, paths, volatility, listings and contracts. */
+async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
+  let from: string;
+  let to: string;
+  try {
+    from = isSession(options.from) ? options.from : nextSession(options.from);
+    to = isSession(options.to) ? options.to : previousSession(options.to);
+  } catch (cause) {
+    throw new UsageError(`generator range ${options.from}..${options.to}: ${String(cause)}`, { cause });
+  }
+  if (from > to) throw new UsageError(`no session between ${options.from} and ${options.to}`);
+
+  const sources: Series[] = [];
+  const pidOf = new Map<string, number>();
+  for (const spec of options.underlyings) {
+    if (spec.series.kind === 'derived') continue;
+    pidOf.set(spec.symbol, sources.length);
+    sources.push({ symbol: spec.symbol, bars: await resolveSeries(spec, from, to, options.seed) });
+  }
+  const timelineStart = sources
+    .map((s) => s.bars[0]!.date)
+    .sort()
+    .at(-1)!;
+  if (timelineStart > previousSession(from)) {
+    throw new UsageError(
+      `the underlying series start on ${timelineStart}; they must cover ${previousSession(from)}, the session before from`,
+    );
+  }
+  const dates = sessionsBetween(timelineStart, to);
+  const indexOf = new Map(dates.map((date, index) => [date, index]));
+  const fromIndex = indexOf.get(from)!;
+  const toIndex = dates.length - 1;
+  const sid = (index: number) => index - fromIndex + 1;
+
+  const barsByPid = sources.map((source) => alignBars(source, dates, indexOf));
+
+  const tables: MarketPlan['tables'] = {
+    sessions: columns(9),
+    days: columns(9),
+    udays: columns(10),
+    underlyings: columns(13),
+    expirations: columns(7),
+    contracts: columns(15),
+  };
+
+  const minuteCount = new Map<number, number>();
+  for (let index = fromIndex - 1; index <= toIndex; index++) {
+    const date = dates[index]!;
+    const open = sessionOpenSeconds(date);
+    const minutes = (sessionCloseSeconds(date) - open) / 60;
+    minuteCount.set(index, minutes);
+    push(
+      tables.sessions,
+      sid(index),
+      date,
+      dayNumber(date),
+      etMidnightSeconds(date),
+      open,
+      sessionOpenSeconds(nextSession(date)),
+      etWallToSeconds(date, '16:00'),
+      sessionCloseSeconds(date) - 15 * 60,
+      minutes,
+    );
+  }
+
+  // The share of a session's volume done by 15:45 is a market-wide figure (80–95%).
+  const shareRandom = createRandom(options.seed, 'intraday-share');
+  const intradayShare = new Map<number, number>();
+  for (let index = fromIndex; index <= toIndex; index++)
+    intradayShare.set(index, 0.8 + 0.15 * shareRandom.next());
+
+  barsByPid.forEach((bars, pid) => {
+    const random = createRandom(options.seed, 'minute-pins', sources[pid]!.symbol);
+    for (let index = fromIndex; index <= toIndex; index++) {
+      const bar = bars[index]!;
+      const n = minuteCount.get(index)!;
+      const th = 1 + random.int(n - 1);
+      let tl = 1 + random.int(n - 2);
+      if (tl >= th) tl++;
+      push(tables.days, pid, sid(index), bar.open, bar.high, bar.low, bar.close, bar.volume, th, tl);
+    }
+  });
+
+  const rate = options.rate ?? 0.015;
+  const splitRows: MarketPlan['splits'] = [];
+  const counters = { eid: 0, cid: 0 };
+  const timeline: Timeline = { dates, indexOf, fromIndex, toIndex, from, to };
+  options.underlyings.forEach((spec, uid) => {
+    const pricing: PricingParams = { ...DEFAULT_PRICING[spec.style], ...spec.pricing };
+    const plan: ListingPlan = { ...DEFAULT_LISTING[spec.style], ...spec.listing };
+    const derived = spec.series.kind === 'derived' ? spec.series : undefined;
+    const sourceSymbol = derived?.from ?? spec.symbol;
+    const pid = pidOf.get(sourceSymbol)!;
+    const factor = derived?.factor ?? 1;
+    const splitSpecs = options.underlyings.find((u) => u.symbol === sourceSymbol)?.splits ?? [];
+    const splits = new Map<number, number>();
+    for (const split of splitSpecs) {
+      const index = indexOf.get(split.exDate);
+      if (index === undefined) {
+        if (split.exDate >= timelineStart && split.exDate <= to) {
+          throw new UsageError(`split of ${sourceSymbol} on ${split.exDate}: not a session`);
+        }
+        continue;
+      }
+      if (index > 0) splits.set(index, split.ratio);
+      if (split.exDate >= from && !derived) splitRows.push({ symbol: spec.symbol, ...split });
+    }
+
+    const { close, previousClose, variance, previousVol } = underlyingState(
+      barsByPid[pid]!,
+      factor,
+      splits,
+      pricing,
+    );
+    const emit = spec.style !== 'index';
+    for (let index = fromIndex - 1; index <= toIndex; index++) {
+      push(
+        tables.udays,
+        uid,
+        sid(index),
+        pid,
+        spec.symbol,
+        emit,
+        factor,
+        close[index],
+        previousClose[index],
+        index === 0 ? pricing.longRunVol ** 2 : variance[index - 1],
+        intradayShare.get(index) ?? 0.9,
+      );
+    }
+    push(
+      tables.underlyings,
+      uid,
+      spec.symbol,
+      rate,
+      pricing.dividendYield,
+      pricing.longRunVol,
+      pricing.skew,
+      pricing.curvature,
+      pricing.tickBelow3Cents,
+      pricing.tickAbove3Cents,
+      pricing.spreadAbs,
+      pricing.spreadRel,
+      pricing.volumeBase,
+      SIZES.findIndex((size) => size >= 2 * pricing.sizeBase) + 1 || SIZES.length,
+    );
+
+    const random = createRandom(options.seed, 'open-interest', spec.symbol);
+    const ladderInputs: LadderInputs = {
+      style: spec.style,
+      plan,
+      days: Int32Array.from(dates, dayNumber),
+      previousClose,
+      previousVol,
+      splits,
+      longRunVol: pricing.longRunVol,
+    };
+    const weeklyRoot = spec.style === 'index' ? (spec.weeklyRoot ?? `${spec.symbol}W`) : spec.symbol;
+    for (const expiration of scheduleExpirations(spec.style, spec.symbol, weeklyRoot, plan, from, to)) {
+      listContracts(timeline, tables, counters, { uid, expiration, ladderInputs, pricing, random });
+    }
+  });
+
+  const snapshots = options.snapshots ?? ['eod'];
+  return {
+    seed: options.seed,
+    greeks: options.greeks ?? 'all',
+    intradayMaxDte: options.intradayMaxDte ?? null,
+    sessionCount: toIndex - fromIndex + 1,
+    expirationCount: counters.eid,
+    snapshots: [...new Set(snapshots.map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP)))].sort(),
+    minuteBars: options.minuteBars ?? false,
+    splits: splitRows,
+    tables,
+  };
+}
+
+/** The session timeline of a run: dates, their indexes, and where [from, to] sits on it. */
+type Timeline = {
+  dates: readonly string[];
+  indexOf: ReadonlyMap<string, number>;
+  fromIndex: number;
+  toIndex: number;
+  from: string;
+  to: string;
+};
+
+/**
+ * Lists one expiration's contracts (a call and a put per strike, one row per split segment) and the
+ * expiration itself into the work tables, numbering them from `counters`.
+ */
+function listContracts(
+  timeline: Timeline,
+  tables: MarketPlan['tables'],
+  counters: { eid: number; cid: number },
+  item: {
+    uid: number;
+    expiration: ScheduledExpiration;
+    ladderInputs: LadderInputs;
+    pricing: PricingParams;
+    random: Random;
+  },
+): void {
+  const { dates, indexOf, fromIndex, toIndex, to } = timeline;
+  const { uid, expiration, ladderInputs, pricing, random } = item;
+  const { previousClose, splits } = ladderInputs;
+  const sid = (index: number) => index - fromIndex + 1;
+  const startIndex = Math.max(1, firstIndexOnOrAfter(dates, expiration.listDate));
+  const trailing = expiration.lastQuoteDate > to;
+  const endIndex = trailing ? toIndex : indexOf.get(expiration.lastQuoteDate)!;
+  const ladder = buildLadder(ladderInputs, expiration.expiration, startIndex, endIndex);
+  const rowsBefore = tables.contracts[0]!.length;
+  let firstSidOfExpiration = Number.POSITIVE_INFINITY;
+  for (const strike of ladder) {
+    const firstQuote = Math.max(strike.listedIndex, fromIndex);
+    if (firstQuote > endIndex) continue;
+    const listedOn = strike.listedIndex === startIndex ? expiration.listDate : dates[strike.listedIndex]!;
+    // Open interest gathers at round strikes and at strikes near the money when they were listed.
+    const listingSpot = previousClose[strike.listedIndex]!;
+    const listingYears = Math.max(dayNumber(expiration.expiration) - dayNumber(listedOn), 30) / 365;
+    const moneyness =
+      Math.log(strike.segments[0]!.strikeThousandths / 1000 / listingSpot) /
+      (pricing.longRunVol * Math.sqrt(listingYears));
+    const weight =
+      (strike.segments[0]!.strikeThousandths % 10_000 === 0 ? 1.5 : 1) *
+      Math.exp(-0.5 * moneyness * moneyness);
+    const callLevel = weight * (0.4 + 1.2 * random.next());
+    const putLevel = weight * (0.4 + 1.2 * random.next());
+    strike.segments.forEach((segment, j) => {
+      const next = strike.segments[j + 1];
+      const segmentStart = Math.max(segment.fromIndex, firstQuote);
+      const segmentEnd = next === undefined ? endIndex : next.fromIndex - 1;
+      if (segmentStart > segmentEnd) return;
+      let multiplier = 1;
+      for (const later of strike.segments.slice(j + 1)) multiplier *= splits.get(later.fromIndex) ?? 1;
+      firstSidOfExpiration = Math.min(firstSidOfExpiration, sid(segmentStart));
+      const strikeDollars = segment.strikeThousandths / 1000;
+      const symbol = (side: 'call' | 'put') =>
+        formatOccSymbol({
+          root: expiration.root,
+          expirationDate: expiration.expiration,
+          side,
+          strike: strikeDollars,
+        });
+      push(
+        tables.contracts,
+        tables.contracts[0]!.length,
+        counters.cid,
+        counters.eid,
+        symbol('call'),
+        symbol('put'),
+        strikeDollars,
+        Math.log(strikeDollars),
+        sid(segmentStart),
+        sid(segmentEnd),
+        dayNumber(listedOn),
+        callLevel,
+        putLevel,
+        multiplier,
+        trailing && next === undefined,
+      );
+    });
+    counters.cid++;
+  }
+  if (tables.contracts[0]!.length === rowsBefore) return;
+  push(
+    tables.expirations,
+    counters.eid,
+    uid,
+    dayNumber(expiration.expiration),
+    expirationSeconds(expiration.expiration, expiration.settlement),
+    expiration.monthly ? 1.5 : expiration.quarterly ? 0.8 : 1,
+    firstSidOfExpiration,
+    sid(endIndex),
+  );
+  counters.eid++;
+}
+
+/**
+ * An underlying's closes on the timeline (× factor), the previous close in each session's units (divided
+ * by the split ratio on an ex-date), the EWMA variance of split-adjusted returns through each session,
+ * and the at-the-money volatility at the previous close.
+ */
+function underlyingState(
+  bars: readonly DailyBar[],
+  factor: number,
+  splits: ReadonlyMap<number, number>,
+  pricing: PricingParams,
+): { close: Float64Array; previousClose: Float64Array; variance: Float64Array; previousVol: Float64Array } {
+  const n = bars.length;
+  const close = new Float64Array(n);
+  const previousClose = new Float64Array(n);
+  const variance = new Float64Array(n);
+  const previousVol = new Float64Array(n);
+  for (let index = 0; index < n; index++) {
+    close[index] = bars[index]!.close * factor;
+    previousClose[index] =
+      index === 0 ? bars[0]!.open * factor : close[index - 1]! / (splits.get(index) ?? 1);
+    const priorVariance = index === 0 ? pricing.longRunVol ** 2 : variance[index - 1]!;
+    const r = Math.log(close[index]! / previousClose[index]!);
+    variance[index] = EWMA_DECAY * priorVariance + (1 - EWMA_DECAY) * 252 * r * r;
+    previousVol[index] = volatilityNow(priorVariance, pricing.longRunVol);
+  }
+  return { close, previousClose, variance, previousVol };
+}
+
+/** The bar of every timeline session, or a UsageError naming the first gap. */
+function alignBars(
+  source: Series,
+  dates: readonly string[],
+  indexOf: ReadonlyMap<string, number>,
+): DailyBar[] {
+  const aligned: (DailyBar | undefined)[] = new Array(dates.length).fill(undefined);
+  for (const bar of source.bars) {
+    const index = indexOf.get(bar.date);
+    if (index !== undefined) aligned[index] = bar;
+    else if (bar.date >= dates[0]! && bar.date <= dates[dates.length - 1]!) {
+      throw new UsageError(`${source.symbol} has a bar on ${bar.date}, which is not a session`);
+    }
+  }
+  const missing = aligned.indexOf(undefined);
+  if (missing >= 0) throw new UsageError(`${source.symbol} has no bar for the session ${dates[missing]}`);
+  return aligned as DailyBar[];
+}
+
+function firstIndexOnOrAfter(dates: readonly string[], date: string): number {
+  let low = 0;
+  let high = dates.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (dates[mid]! < date) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+async function createWorkTables(sql: SqlSession, plan: MarketPlan): Promise<void> {
+  for (const key of Object.keys(WORK_TABLES) as (keyof typeof WORK_TABLES)[]) {
+    await sql.run(`CREATE TEMP TABLE ${WORK[key]} (${WORK_TABLES[key]})`);
+    await sql.append(WORK[key], plan.tables[key]);
+  }
+}
+
+async function dropWork(sql: SqlSession): Promise<void> {
+  for (const name of Object.values(WORK)) await sql.run(`DROP TABLE IF EXISTS temp.${name}`);
+}
+
+async function countRows(
+  sql: SqlSession,
+): Promise<{ optionRows: number; openInterestRows: number; dailyBars: number; minuteBars: number }> {
+  const row = await sql.all<{ o: number; i: number; d: number; m: number }>(
+    `SELECT (SELECT count(*) FROM option_quotes) AS o, (SELECT count(*) FROM open_interest) AS i,
+      (SELECT count(*) FROM stock_bars WHERE resolution = 'D') AS d,
+      (SELECT count(*) FROM stock_bars WHERE resolution = '1') AS m`,
+  );
+  const { o, i, d, m } = row[0]!;
+  return { optionRows: Number(o), openInterestRows: Number(i), dailyBars: Number(d), minuteBars: Number(m) };
+}
+
+async function insertSplits(sql: SqlSession, splits: MarketPlan['splits']): Promise<number> {
+  if (splits.length === 0) return 0;
+  const exists = await sql.value<number>(
+    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'splits' AND table_schema <> 'temp'",
+  );
+  if (Number(exists) === 0) return 0;
+  for (const split of splits) {
+    await sql.run('INSERT INTO splits (symbol, ex_date, ratio) VALUES ($1, $2::DATE, $3)', [
+      split.symbol,
+      split.exDate,
+      split.ratio,
+    ]);
+  }
+  return splits.length;
+}
