@@ -23,7 +23,9 @@ export function registerDemo(program: Command): void {
         const out: string[] = [];
         out.push('pitchain — option chains answered as the market-data API would, at any past instant');
         out.push('');
-        out.push(`store: ${options.store ?? 'embedded sample (synthetic option quotes on real SPY/AAPL daily bars)'}`);
+        out.push(
+          `store: ${options.store ?? 'embedded sample (synthetic option quotes on real SPY/AAPL daily bars)'}`,
+        );
         out.push(`data version: ${summary.dataVersion}`);
         out.push(
           `underlyings: ${summary.underlyings.join(', ')}; sessions ${summary.sessions.first} .. ${summary.sessions.last}; ${summary.optionRows.toLocaleString('en-US')} option rows`,
@@ -59,7 +61,8 @@ async function chainTable(store: Awaited<ReturnType<typeof openStore>>, target: 
   const rows = (body['optionSymbol'] ?? []).map((_, i) =>
     keys.map((k) => {
       const value = body[k]?.[i];
-      if (k === 'updated' && typeof value === 'number') return String(formatInstant(value, 'timestamp')).slice(0, 16);
+      if (k === 'updated' && typeof value === 'number')
+        return String(formatInstant(value, 'timestamp')).slice(0, 16);
       return value === null ? '—' : value;
     }),
   );
