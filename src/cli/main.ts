@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
 import { registerDemo } from './demo.js';
+import { registerExport } from './export.js';
 import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerDemo(program);
+  registerExport(program);
   registerGenerate(program);
   registerInfo(program);
   registerIngest(program);
