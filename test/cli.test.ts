@@ -1,0 +1,140 @@
+/**
+ * The CLI as users run it (`node dist/cli/bin.js …` after `npm ci`): ingest refusing bad rows without
+ * touching the store, --skip-invalid with its rejects file, info, export and --help on every command.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readManifest } from '../src/store/manifest.js';
+import { ensureBuilt, runCommand } from './helpers/build.js';
+import { REPO_ROOT, sharedData } from './helpers/paths.js';
+
+const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
+const BAD = path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv');
+const cli = (...args: string[]) => runCommand(process.execPath, [BIN, ...args], { timeoutMs: 120_000 });
+
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-cli-'));
+}, 120_000);
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('pitchain ingest', () => {
+  it('refuses a file with a bad row, naming file, line and reason, and leaves the store as it was', async () => {
+    const store = path.join(dir, 'refuse');
+    const good = await cli(
+      'ingest',
+      '--store',
+      store,
+      '--format',
+      'hod',
+      sharedData('options/hod_L3_A_2016-01-05.csv'),
+    );
+    expect(good.code, good.stderr).toBe(0);
+    const before = await fs.readFile(path.join(store, 'manifest.json'), 'utf8');
+    const bad = await cli('ingest', '--store', store, '--format', 'hod', BAD);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^pitchain: .*hod_l2_rejects\.csv:3: .+/m);
+    expect(await fs.readFile(path.join(store, 'manifest.json'), 'utf8')).toBe(before);
+    await expect(fs.access(path.join(store, 'write.lock'))).rejects.toThrow();
+  });
+
+  it('with --skip-invalid commits the good rows and writes the refused ones with reasons', async () => {
+    const store = path.join(dir, 'skip');
+    const rejects = path.join(dir, 'rejects.csv');
+    const result = await cli(
+      'ingest',
+      '--store',
+      store,
+      '--format',
+      'hod',
+      '--skip-invalid',
+      '--rejects',
+      rejects,
+      BAD,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const text = await fs.readFile(rejects, 'utf8');
+    const lines = text.trim().split('\n');
+    expect(lines[0]).toBe('file,line,reason');
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.slice(1).map((l) => Number(l.split(',')[1]))).toContain(3);
+    const manifest = (await readManifest(store))!;
+    expect(manifest.provenance).toHaveLength(1);
+    expect(manifest.provenance[0]!.rejected).toBe(lines.length - 1);
+    expect(result.stdout).toMatch(new RegExp(`rejected: ${lines.length - 1} \\(written to `));
+  });
+
+  it('names an unknown format and a missing file with a usage error', async () => {
+    const format = await cli('ingest', '--store', path.join(dir, 'x'), '--format', 'nope', BAD);
+    expect([format.code, format.stderr]).toEqual([
+      2,
+      expect.stringMatching(/unknown format "nope" \(one of: hod, /),
+    ]);
+    const missing = await cli(
+      'ingest',
+      '--store',
+      path.join(dir, 'x'),
+      '--format',
+      'hod',
+      path.join(dir, 'none.csv'),
+    );
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/cannot read .*none\.csv/)]);
+  });
+});
+
+describe('pitchain info and export', () => {
+  it('prints the data version first, then tables, underlyings, sessions and provenance', async () => {
+    const result = await cli('info', '--store', path.join(REPO_ROOT, 'data/sample'));
+    expect(result.code).toBe(0);
+    const version = (await readManifest(path.join(REPO_ROOT, 'data/sample')))!.dataVersion;
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe(`data version: ${version}`);
+    expect(result.stdout).toMatch(/^option_quotes +\d+ +\d+ +[\d.]+ MiB$/m);
+    expect(result.stdout).toContain('underlyings (options): AAPL, SPX, SPY');
+    expect(result.stdout).toContain('sessions: 505 (2019-01-02 .. 2020-12-31)');
+    expect(result.stdout).toContain('option quotes are not real');
+    const none = await cli('info', '--store', dir);
+    expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/is not a pitchain store/)]);
+  });
+
+  it('exports a slice that ingests back to the same rows', async () => {
+    const file = path.join(dir, 'slice.parquet');
+    const exported = await cli(
+      'export',
+      '--store',
+      path.join(REPO_ROOT, 'data/sample'),
+      '--table',
+      'option_quotes',
+      '--underlying',
+      'AAPL',
+      '--from',
+      '2020-08-27',
+      '--to',
+      '2020-09-01',
+      file,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    const rows = Number(/^(\d+) rows/.exec(exported.stdout)![1]);
+    expect(rows).toBeGreaterThan(100);
+    const store = path.join(dir, 'copy');
+    const ingested = await cli('ingest', '--store', store, '--format', 'parquet', file);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stdout).toMatch(new RegExp(`^option_quotes +${rows}$`, 'm'));
+  });
+
+  it('has --help on every command', async () => {
+    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export']) {
+      const help = await cli(command, '--help');
+      expect([command, help.code, help.stdout.startsWith(`Usage: pitchain ${command}`)]).toEqual([
+        command,
+        0,
+        true,
+      ]);
+    }
+  });
+});
