@@ -200,6 +200,11 @@ function formatValues(
   dateformat: DateFormat | undefined,
 ): unknown[] {
   if (kind !== 'instant' && kind !== 'date') return values as unknown[];
+  // Unix seconds print as they are: only check them (formatInstant refuses a non-finite one).
+  if (kind === 'date' ? dateformat === undefined : (dateformat ?? 'unix') === 'unix') {
+    if (values.every((v) => v === null || Number.isFinite(v) || (kind === 'date' && typeof v === 'string')))
+      return values as unknown[];
+  }
   return values.map((v) => formatValue(v, kind, dateformat));
 }
 

@@ -25,8 +25,13 @@ export type SqlRow = Record<string, unknown>;
 /** Options for a new in-process DuckDB database. */
 export type SqlOptions = { path?: string; threads?: number; memoryLimit?: string };
 
+/** How many derived results a session keeps (least recently used first out). */
+const MEMO_CAPACITY = 4;
+
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
@@ -41,8 +46,29 @@ export class SqlSession {
     return new SqlSession(instance, await instance.connect());
   }
 
+  /**
+   * A value derived from reads, computed once per `key` and kept (a few at a time) until a statement runs
+   * for its effect here (`run`, `append`), since that may change what the reads would return.
+   */
+  memoize<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const found = this.memo.get(key);
+    if (found !== undefined) {
+      this.memo.delete(key);
+      this.memo.set(key, found);
+      return found as Promise<T>;
+    }
+    const pending = compute();
+    this.memo.set(key, pending);
+    pending.catch(() => {
+      if (this.memo.get(key) === pending) this.memo.delete(key);
+    });
+    if (this.memo.size > MEMO_CAPACITY) this.memo.delete(this.memo.keys().next().value!);
+    return pending;
+  }
+
   /** Runs a statement for its effect. */
   async run(sql: string, params?: SqlParams): Promise<void> {
+    this.memo.clear();
     try {
       await this.connection.run(sql, params as never);
     } catch (cause) {
@@ -88,6 +114,7 @@ export class SqlSession {
    * converted by the table's column types (dates as `YYYY-MM-DD`, instants as epoch seconds).
    */
   async append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
+    this.memo.clear();
     const appender = await this.connection.createAppender(table);
     try {
       const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));

@@ -34,6 +34,11 @@ export class StoreReader {
       );
     }
     const sql = await SqlSession.open(options);
+    // The store's files are content-addressed and never rewritten, so their footers can be kept.
+    await sql.run('SET parquet_metadata_cache = true');
+    // The queries put the small side of a join in the IN (…) subquery; left to its estimates of filtered
+    // Parquet scans, DuckDB would sometimes build its hash table on millions of rows instead.
+    await sql.run("SET disabled_optimizers = 'build_side_probe_side'");
     const reader = new StoreReader(root, sql, manifest);
     await reader.defineViews();
     return reader;

@@ -47,6 +47,23 @@ describe('SqlSession', () => {
     });
   });
 
+  it('memoizes derived values a few at a time, forgets failures, and clears on any write', async () => {
+    let calls = 0;
+    const compute = (value: number) => async () => {
+      calls++;
+      return value;
+    };
+    expect(await sql.memoize('a', compute(1))).toBe(1);
+    expect(await sql.memoize('a', compute(2))).toBe(1);
+    expect(calls).toBe(1);
+    await expect(sql.memoize('bad', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(await sql.memoize('bad', compute(3))).toBe(3);
+    for (const key of ['b', 'c', 'd', 'e']) await sql.memoize(key, compute(0));
+    expect(await sql.memoize('a', compute(4))).toBe(4); // the least recently used went out
+    await sql.run('SELECT 1');
+    expect(await sql.memoize('a', compute(5))).toBe(5);
+  });
+
   it('wraps a failing statement in a StoreError that carries the SQL', async () => {
     const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);

@@ -22,18 +22,17 @@ import {
 } from '../filters.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import {
-  answerRowsSql,
   asOfSession,
-  compareRecords,
   dataAsOf,
+  type ExpirationGroup,
   ensureDatedSession,
+  groupRecords,
   noDataAround,
   type OptionRecord,
   optionFields,
-  readAnswerRows,
   SYMBOL_NOT_FOUND,
+  scopeAnswer,
   scopeOfSymbol,
-  toRecords,
   underlyingKnown,
 } from './options-core.js';
 
@@ -70,16 +69,15 @@ function chainSchema(clock: Clock) {
 
 type ChainParams = z.output<ReturnType<typeof chainSchema>>;
 
-/** One expiration of one root as the store classifies it. */
-type ExpirationGroup = {
-  readonly root: string;
-  readonly expiration: string;
-  readonly settlement: 'AM' | 'PM';
-  readonly monthly: boolean;
-  readonly weekly: boolean;
-  readonly quarterly: boolean;
-  readonly nonstandard: boolean;
-};
+let lastSchema: { nowSeconds: number; schema: ReturnType<typeof chainSchema> } | undefined;
+
+/** The schema at a clock instant, kept for the next request at the same instant (zod compiles each one). */
+function chainSchemaAt(nowSeconds: number): ReturnType<typeof chainSchema> {
+  if (lastSchema?.nowSeconds !== nowSeconds) {
+    lastSchema = { nowSeconds, schema: chainSchema(fixedClock(nowSeconds)) };
+  }
+  return lastSchema.schema;
+}
 
 const TYPE_KEYS = ['weekly', 'monthly', 'quarterly'] as const;
 /** Filters that choose expirations themselves, so that the front-month default no longer applies. */
@@ -208,9 +206,20 @@ function spreadOf(record: OptionRecord): number | null {
   return record.bid === null || record.ask === null ? null : record.ask - record.bid;
 }
 
+const PRICE_BOUNDS = [
+  'minBid',
+  'maxBid',
+  'minAsk',
+  'maxAsk',
+  'maxBidAskSpread',
+  'maxBidAskSpreadPct',
+  'minOpenInterest',
+  'minVolume',
+] as const;
+
 /** The row filters: strike (which wins over delta), side, range, prices and liquidity, then strikeLimit. */
-function filterRecords(records: OptionRecord[], params: ChainParams): OptionRecord[] {
-  let kept = records;
+function filterRecords(records: readonly OptionRecord[], params: ChainParams): readonly OptionRecord[] {
+  let kept: readonly OptionRecord[] = records;
   if (params.strike !== undefined) {
     const strike = params.strike;
     kept = kept.filter((record) => matchesExpression(strike, record.strike));
@@ -220,19 +229,22 @@ function filterRecords(records: OptionRecord[], params: ChainParams): OptionReco
   if (params.side !== undefined) kept = kept.filter((record) => record.side === params.side);
   if (params.range === 'itm') kept = kept.filter((record) => record.inTheMoney === true);
   if (params.range === 'otm') kept = kept.filter((record) => record.inTheMoney === false);
-  kept = kept.filter(
-    (record) =>
-      atLeast(record.bid, params.minBid) &&
-      atMost(record.bid, params.maxBid) &&
-      atLeast(record.ask, params.minAsk) &&
-      atMost(record.ask, params.maxAsk) &&
-      atMost(spreadOf(record), params.maxBidAskSpread) &&
-      (params.maxBidAskSpreadPct === undefined ||
-        (record.underlyingPrice !== null &&
-          atMost(spreadOf(record), (params.maxBidAskSpreadPct / 100) * record.underlyingPrice))) &&
-      atLeast(record.openInterest, params.minOpenInterest) &&
-      atLeast(record.volume, params.minVolume),
-  );
+  const bounded = PRICE_BOUNDS.some((key) => params[key] !== undefined);
+  if (bounded) {
+    kept = kept.filter(
+      (record) =>
+        atLeast(record.bid, params.minBid) &&
+        atMost(record.bid, params.maxBid) &&
+        atLeast(record.ask, params.minAsk) &&
+        atMost(record.ask, params.maxAsk) &&
+        atMost(spreadOf(record), params.maxBidAskSpread) &&
+        (params.maxBidAskSpreadPct === undefined ||
+          (record.underlyingPrice !== null &&
+            atMost(spreadOf(record), (params.maxBidAskSpreadPct / 100) * record.underlyingPrice))) &&
+        atLeast(record.openInterest, params.minOpenInterest) &&
+        atLeast(record.volume, params.minVolume),
+    );
+  }
   if (params.strikeLimit !== undefined) kept = limitStrikes(kept, params.strikeLimit);
   return kept;
 }
@@ -240,31 +252,20 @@ function filterRecords(records: OptionRecord[], params: ChainParams): OptionReco
 async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   ensureDatedSession(ctx.asOf);
   const { scope, symbol, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
-  const params = parseParams(chainSchema(fixedClock(ctx.nowSeconds)), ctx.query);
+  const params = parseParams(chainSchemaAt(ctx.nowSeconds), ctx.query);
   checkCombinations(params, symbol);
   const session = asOfSession(ctx.asOf);
-  const universe = answerRowsSql(ctx.asOf, scope);
-  const groups = await ctx.sql.all<ExpirationGroup>(
-    `${universe.sql}
-     SELECT DISTINCT root, expiration, settlement, monthly, weekly, quarterly, nonstandard
-     FROM answer_rows ORDER BY expiration, root`,
-    universe.params,
-  );
-  if (groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
+  const answer = await scopeAnswer(ctx.sql, ctx.asOf, scope);
+  if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
-  const chosen = selectGroups(groups, params, session);
-  const rows =
-    chosen.length === 0
-      ? []
-      : await readAnswerRows(ctx.sql, ctx.asOf, scope, {
-          groups: chosen.map((group) => `${group.root}:${group.expiration}`),
-        });
-  const records = filterRecords(toRecords(rows, ctx.asOf), params).sort(compareRecords);
+  const rows = groupRecords(answer, new Set(selectGroups(answer.groups, params, session)));
+  const records = filterRecords(rows, params);
   if (records.length === 0) return noDataAround(ctx.sql, scope, session);
   return {
     kind: 'ok',
-    fields: optionFields(records),
+    // Every row kept (filters only ever drop rows): the whole chain's fields, made once per as-of.
+    fields: records.length === answer.records.length ? answer.allFields() : optionFields(records),
     rowKey: 'optionSymbol',
     billing: ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-row',
     dataAsOfSeconds: dataAsOf(records),

@@ -6,6 +6,7 @@
 import { MarketDataError } from '../../errors.js';
 import {
   dte,
+  etMidnightSeconds,
   etWallToSeconds,
   isSession,
   previousSession,
@@ -124,6 +125,9 @@ export const OPTION_COLUMNS: readonly { key: keyof OptionValues; human: string; 
 /** The body of 404 answers for a contract the store does not hold (api-reference §3.2). */
 export const NO_OPTION_FOUND = 'No option found. No option was found for this strike and expiration.';
 
+/** How many sessions back from the as-of each step of a current answer's search begins (then: all). */
+const SEARCH_WINDOWS = [5, 60] as const;
+
 /** The Eastern time of day of an end-of-day row's `updated` (semantics §3), also on early-close days. */
 const EOD_TIME = '16:00';
 
@@ -175,8 +179,6 @@ export function roundCents(value: number): number {
 type Options = {
   /** Dated: the sessions to answer (default: the as-of session); each row is that session's EOD row. */
   readonly sessions?: readonly string[];
-  /** Only these expiration groups (`root:YYYY-MM-DD`). */
-  readonly groups?: readonly string[];
 };
 
 /**
@@ -210,12 +212,6 @@ export function answerRowsSql(
     quoteScope = 'q.underlying = $underlying';
     interestScope = 'o.underlying = $underlying';
   }
-  if (options.groups !== undefined) {
-    params['groups'] = options.groups.join(',');
-    contractWhere.push(
-      `list_contains(string_split($groups, ','), c.root || ':' || strftime(c.expiration, '%Y-%m-%d'))`,
-    );
-  }
   const columns = `c.option_symbol, c.underlying, c.root, c.expiration, c.expiration_time, c.side, c.strike,
       c.settlement, c.monthly, c.weekly, c.quarterly, c.nonstandard, c.first_traded, s.session_date,
       s.quote_time, s.bid, s.ask, s.bid_size, s.ask_size, s.last, s.volume, s.volume_time, s.underlying_price,
@@ -225,29 +221,34 @@ export function answerRowsSql(
     const sessions = [...(options.sessions ?? [asOf.session])].sort();
     params['sessions'] = sessions.join(',');
     params['oiSessions'] = sessions.map((session) => previousSession(session)).join(',');
-    params['first'] = sessions[0] ?? asOf.session;
-    params['last'] = sessions.at(-1) ?? asOf.session;
+    const first = sessions[0] ?? asOf.session;
+    const last = sessions.at(-1) ?? asOf.session;
+    Object.assign(params, { first, last, oiFirst: previousSession(first), oiLast: previousSession(last) });
+    // Constant bounds let the Parquet reader skip row groups by their statistics; the session lists
+    // themselves are only needed when there are several sessions.
+    const several = sessions.length > 1;
     const sql = `
       WITH days AS (
         SELECT CAST(d AS DATE) AS session_date, CAST(p AS DATE) AS oi_session
         FROM (SELECT unnest(string_split($sessions, ',')) AS d, unnest(string_split($oiSessions, ',')) AS p)
         WHERE d <> ''
+      ), listed AS (
+        SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($first AS DATE)
       ), snap AS (
         SELECT q.* FROM option_quotes q
         WHERE ${quoteScope}
           AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
-          AND q.session_date IN (SELECT session_date FROM days)
-          AND q.option_symbol IN (SELECT c.option_symbol FROM contracts c WHERE ${contractWhere.join(' AND ')})
+          ${several ? 'AND q.session_date IN (SELECT session_date FROM days)' : ''}
         QUALIFY row_number() OVER (PARTITION BY q.option_symbol, q.session_date ORDER BY q.quote_time DESC) = 1
       ), interest AS (
         SELECT o.option_symbol, o.settled_session, o.open_interest, o.published_at FROM open_interest o
         WHERE ${interestScope}
-          AND o.settled_session IN (SELECT oi_session FROM days)
-          AND o.option_symbol IN (SELECT option_symbol FROM snap)
+          AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($oiLast AS DATE)
+          ${several ? 'AND o.settled_session IN (SELECT oi_session FROM days)' : ''}
       ), answer_rows AS (
         SELECT ${columns}
         FROM snap s
-        JOIN contracts c ON c.option_symbol = s.option_symbol
+        JOIN listed c ON c.option_symbol = s.option_symbol
         JOIN days d ON d.session_date = s.session_date
         LEFT JOIN interest i ON i.option_symbol = s.option_symbol AND i.settled_session = d.oi_session
         WHERE c.expiration >= s.session_date
@@ -258,35 +259,130 @@ export function answerRowsSql(
   params['session'] = asOfSession(asOf);
   params['cutoff'] = asOf.cutoffSeconds;
   const eodOnly = asOf.eodOnly;
-  params['lastSession'] =
-    eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+  const lastSession = eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+  params['lastSession'] = lastSession;
+  // The latest snapshot of a contract is nearly always from the last few sessions, so it is looked for
+  // there first, then further back only for the contracts still without one (a search through the whole
+  // history reads every row of the underlying). Which contracts need the next step rests on two facts of
+  // the store: a snapshot of session D is taken on D (q ≥ 00:00 ET of D), and a contract's first_traded
+  // is no later than its first snapshot. Open interest needs neither: the latest settled session wins.
+  const windows = SEARCH_WINDOWS.map((back) => {
+    let session = lastSession;
+    for (let i = 0; i < back; i++) session = previousSession(session);
+    return { session, startSeconds: Math.min(etMidnightSeconds(session), asOf.cutoffSeconds) };
+  });
+  windows.forEach((window, w) => {
+    params[`window${w}`] = window.session;
+    params[`start${w}`] = window.startSeconds;
+  });
+  const history = `${quoteScope} AND q.session_date <= CAST($lastSession AS DATE)`;
+  const steps = [...windows.keys(), windows.length];
+  const since = (w: number) => (w < windows.length ? `AND q.quote_time >= to_timestamp($start${w})` : '');
+  // Step w searches the snapshots from window w's start on (the last step: all of them) for `wanted_w`,
+  // the contracts the steps before it did not find and that could have an older snapshot.
+  const searches = steps.map((w) => {
+    const wantedSql =
+      w === 0
+        ? `wanted_0 AS (SELECT option_symbol, first_traded FROM listed)`
+        : `wanted_${w} AS (
+            SELECT option_symbol, first_traded FROM wanted_${w - 1}
+            WHERE first_traded < CAST($window${w - 1} AS DATE)
+              AND option_symbol NOT IN (SELECT option_symbol FROM found_${w - 1}))`;
+    // Only the contract and its snapshot instants are read while searching; the chosen rows are read
+    // whole at the end (reading every column of the history would cost far more).
+    const found = eodOnly
+      ? `ends_${w} AS (
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          WHERE ${history} ${since(w)} AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
+          GROUP BY q.option_symbol, q.session_date
+        ), found_${w} AS (
+          SELECT option_symbol, max(quote_time) AS quote_time FROM ends_${w}
+          WHERE quote_time <= to_timestamp($cutoff)
+          GROUP BY option_symbol
+        )`
+      : `found_${w} AS (
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          WHERE ${history} ${since(w)} AND q.quote_time <= to_timestamp($cutoff)
+            AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
+          GROUP BY q.option_symbol
+        )`;
+    return `${wantedSql}, ${found}`;
+  });
+  // Each step's rows are read back from its own range of snapshots, so that the reads stay pruned.
+  const fetches = steps.map(
+    (w) => `SELECT q.* FROM option_quotes q
+      JOIN found_${w} f ON f.option_symbol = q.option_symbol AND f.quote_time = q.quote_time
+      WHERE ${history} ${since(w)}`,
+  );
+  const snap = `snap AS (
+    SELECT * FROM (${fetches.join(' UNION ALL ')})
+    QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY session_date DESC) = 1
+  )`;
+  // Open interest likewise: settled from the first window's session on, then before it for the rest.
+  const interestSteps = [0, 1].map((w) => {
+    const symbols =
+      w === 0
+        ? 'SELECT option_symbol FROM snap'
+        : 'SELECT option_symbol FROM snap WHERE option_symbol NOT IN (SELECT option_symbol FROM interest_0)';
+    const settled =
+      w === 0
+        ? 'o.settled_session >= CAST($oiWindow AS DATE)'
+        : 'o.settled_session < CAST($oiWindow AS DATE)';
+    return `interest_${w} AS (
+      SELECT option_symbol, latest.open_interest, latest.published_at FROM (
+        SELECT o.option_symbol,
+               arg_max(struct_pack(open_interest := o.open_interest, published_at := o.published_at),
+                       struct_pack(settled := o.settled_session, published := o.published_at)) AS latest
+        FROM open_interest o
+        WHERE ${interestScope} AND ${settled} AND o.published_at <= to_timestamp($cutoff)
+          AND o.option_symbol IN (${symbols})
+        GROUP BY o.option_symbol))`;
+  });
+  params['oiWindow'] = previousSession(windows[0]!.session);
   const sql = `
-    WITH snap AS (
-      SELECT * FROM (
-        SELECT q.*${eodOnly ? ', max(q.quote_time) OVER (PARTITION BY q.option_symbol, q.session_date) AS eod_time' : ''}
-        FROM option_quotes q
-        WHERE ${quoteScope}
-          AND q.session_date <= CAST($lastSession AS DATE)
-          AND q.option_symbol IN (
-            SELECT c.option_symbol FROM contracts c
-            WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($session AS DATE))
-      )
-      WHERE quote_time <= to_timestamp($cutoff)${eodOnly ? ' AND quote_time = eod_time' : ''}
-      QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY quote_time DESC) = 1
-    ), interest AS (
-      SELECT o.option_symbol, o.open_interest, o.published_at FROM open_interest o
-      WHERE ${interestScope}
-        AND o.published_at <= to_timestamp($cutoff)
-        AND o.option_symbol IN (SELECT option_symbol FROM snap)
-      QUALIFY row_number() OVER (PARTITION BY o.option_symbol ORDER BY o.settled_session DESC, o.published_at DESC) = 1
+    WITH listed AS (
+      SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($session AS DATE)
+    ), ${searches.join(', ')}, ${snap}, ${interestSteps.join(', ')}, interest AS (
+      SELECT * FROM interest_0 UNION ALL SELECT * FROM interest_1
     ), answer_rows AS (
       SELECT ${columns}
       FROM snap s
-      JOIN contracts c ON c.option_symbol = s.option_symbol
+      JOIN listed c ON c.option_symbol = s.option_symbol
       LEFT JOIN interest i ON i.option_symbol = s.option_symbol
     )`;
   return { sql, params };
 }
+
+/**
+ * The columns of {@link SnapshotRow} as DuckDB hands them over cheaply: dates as text, instants as epoch
+ * seconds and decimals as doubles converted in SQL (the same values the per-value conversion gives).
+ */
+const SNAPSHOT_COLUMNS: readonly string[] = [
+  'option_symbol',
+  'underlying',
+  'root',
+  'CAST(expiration AS VARCHAR) AS expiration',
+  'epoch_ms(expiration_time) / 1000 AS expiration_time',
+  'side',
+  'CAST(strike AS DOUBLE) AS strike',
+  'settlement',
+  'monthly',
+  'weekly',
+  'quarterly',
+  'nonstandard',
+  'CAST(first_traded AS VARCHAR) AS first_traded',
+  'CAST(session_date AS VARCHAR) AS session_date',
+  'epoch_ms(quote_time) / 1000 AS quote_time',
+  ...['bid', 'ask'].map((c) => `CAST(${c} AS DOUBLE) AS ${c}`),
+  'bid_size',
+  'ask_size',
+  'CAST("last" AS DOUBLE) AS "last"',
+  'CAST(volume AS DOUBLE) AS volume',
+  'epoch_ms(volume_time) / 1000 AS volume_time',
+  ...['underlying_price', 'iv', 'delta', 'gamma', 'theta', 'vega'].map((c) => `CAST(${c} AS DOUBLE) AS ${c}`),
+  'CAST(open_interest AS DOUBLE) AS open_interest',
+  'epoch_ms(oi_published_at) / 1000 AS oi_published_at',
+];
 
 /** The contract rows answering at `asOf`, in no particular order. */
 export async function readAnswerRows(
@@ -296,8 +392,229 @@ export async function readAnswerRows(
   options: Options = {},
 ): Promise<SnapshotRow[]> {
   const query = answerRowsSql(asOf, scope, options);
-  return sql.all<SnapshotRow>(`${query.sql} SELECT * FROM answer_rows`, query.params);
+  return sql.all<SnapshotRow>(
+    `${query.sql} SELECT ${SNAPSHOT_COLUMNS.join(', ')} FROM answer_rows`,
+    query.params,
+  );
 }
+
+/** One expiration of one root as the store classifies it. */
+export type ExpirationGroup = {
+  readonly root: string;
+  readonly expiration: string;
+  readonly settlement: 'AM' | 'PM';
+  readonly monthly: boolean;
+  readonly weekly: boolean;
+  readonly quarterly: boolean;
+  readonly nonstandard: boolean;
+};
+
+/** A whole scope's answer at an as-of: its expiration groups (by expiration, root) and its records in order. */
+export type ScopeAnswer = {
+  readonly groups: readonly ExpirationGroup[];
+  /** In the service's order ({@link compareRecords}); shared between requests, so never mutated. */
+  readonly records: readonly OptionRecord[];
+  /** Per group (same index as `groups`), the ascending indices of its records. */
+  readonly members: readonly Int32Array[];
+  /** The fields of all the records ({@link optionFields}), made on first use and shared: never mutated. */
+  allFields(): readonly Field[];
+};
+
+/** The records of some of the answer's groups, still in the service's order. */
+export function groupRecords(
+  answer: ScopeAnswer,
+  groups: ReadonlySet<ExpirationGroup>,
+): readonly OptionRecord[] {
+  const chosen = answer.groups.flatMap((group, g) => (groups.has(group) ? [answer.members[g]!] : []));
+  if (chosen.length === answer.groups.length) return answer.records;
+  let indices: Int32Array;
+  if (chosen.length === 1) indices = chosen[0]!;
+  else {
+    indices = new Int32Array(chosen.reduce((sum, members) => sum + members.length, 0));
+    let at = 0;
+    for (const members of chosen) {
+      indices.set(members, at);
+      at += members.length;
+    }
+    indices.sort();
+  }
+  const out = new Array<OptionRecord>(indices.length);
+  for (let i = 0; i < indices.length; i++) out[i] = answer.records[indices[i]!]!;
+  return out;
+}
+
+/**
+ * The answer of a whole scope (an underlying's chain) at an as-of, read once and kept by the session for
+ * the next requests at the same as-of (a backtest asks several chains of one instant; the data a reader
+ * is pinned to never changes under it).
+ */
+export function scopeAnswer(sql: SqlSession, asOf: AsOf, scope: Scope): Promise<ScopeAnswer> {
+  const asOfKey =
+    asOf.kind === 'dated'
+      ? `dated:${asOf.session}`
+      : `current:${asOf.cutoffSeconds}:${asOf.eodOnly}:${asOf.maxSession}`;
+  return sql.memoize(`option-scope|${asOfKey}|${JSON.stringify(scope)}`, async () => {
+    const query = answerRowsSql(asOf, scope);
+    const { columns } = await sql.columns(
+      `${query.sql} SELECT ${SCOPE_COLUMNS} FROM answer_rows
+       ORDER BY expiration_time, side, strike, option_symbol`,
+      query.params,
+    );
+    const [
+      symbol,
+      underlying,
+      root,
+      expirationDay,
+      expirationTime,
+      isCall,
+      strike,
+      amSettled,
+      monthly,
+      weekly,
+      quarterly,
+      nonstandard,
+      firstTradedDay,
+      sessionDay,
+      quoteTime,
+      bid,
+      ask,
+      bidSize,
+      askSize,
+      last,
+      volume,
+      volumeTime,
+      underlyingPrice,
+      iv,
+      delta,
+      gamma,
+      theta,
+      vega,
+      openInterest,
+      oiPublishedAt,
+    ] = columns as [string[], string[], string[], number[], number[], boolean[], number[], ...unknown[][]];
+    const make = recordMaker(asOf);
+    const records: OptionRecord[] = [];
+    const groupOf: GroupEntry[] = [];
+    const byKey = new Map<string, GroupEntry>();
+    let entry: GroupEntry | undefined;
+    // A result without rows comes back without columns.
+    const count = columns[0]?.length ?? 0;
+    for (let i = 0; i < count; i++) {
+      const row: SnapshotRow = {
+        option_symbol: symbol![i]!,
+        underlying: underlying![i]!,
+        root: root![i]!,
+        expiration: isoDate(expirationDay![i]!),
+        expiration_time: expirationTime![i]!,
+        side: isCall![i] ? 'call' : 'put',
+        strike: strike![i]!,
+        settlement: amSettled![i] ? 'AM' : 'PM',
+        monthly: monthly![i] as boolean,
+        weekly: weekly![i] as boolean,
+        quarterly: quarterly![i] as boolean,
+        nonstandard: nonstandard![i] as boolean,
+        first_traded: isoDate(firstTradedDay![i] as number),
+        session_date: isoDate(sessionDay![i] as number),
+        quote_time: quoteTime![i] as number,
+        bid: bid![i] as number | null,
+        ask: ask![i] as number | null,
+        bid_size: bidSize![i] as number | null,
+        ask_size: askSize![i] as number | null,
+        last: last![i] as number | null,
+        volume: volume![i] as number | null,
+        volume_time: volumeTime![i] as number | null,
+        underlying_price: underlyingPrice![i] as number | null,
+        iv: iv![i] as number | null,
+        delta: delta![i] as number | null,
+        gamma: gamma![i] as number | null,
+        theta: theta![i] as number | null,
+        vega: vega![i] as number | null,
+        open_interest: openInterest![i] as number | null,
+        oi_published_at: oiPublishedAt![i] as number | null,
+      };
+      records.push(make(row));
+      // Rows come ordered by expiration, so a group's key is only built when the row's group changes.
+      const group = entry?.group;
+      if (
+        group === undefined ||
+        group.root !== row.root ||
+        group.expiration !== row.expiration ||
+        group.settlement !== row.settlement ||
+        group.monthly !== row.monthly ||
+        group.weekly !== row.weekly ||
+        group.quarterly !== row.quarterly ||
+        group.nonstandard !== row.nonstandard
+      ) {
+        const key = `${row.root}|${row.expiration}|${row.settlement}|${row.monthly}|${row.weekly}|${row.quarterly}|${row.nonstandard}`;
+        entry = byKey.get(key);
+        if (entry === undefined) {
+          const { root, expiration, settlement, monthly, weekly, quarterly, nonstandard } = row;
+          entry = {
+            group: { root, expiration, settlement, monthly, weekly, quarterly, nonstandard },
+            members: [],
+          };
+          byKey.set(key, entry);
+        }
+      }
+      groupOf.push(entry!);
+    }
+    // Already in this order from SQL; sorting again keeps the service's order the one compareRecords defines.
+    const order = records.map((_, i) => i).sort((a, b) => compareRecords(records[a]!, records[b]!));
+    for (const [to, from] of order.entries()) groupOf[from]!.members.push(to);
+    const groups = [...byKey.values()].sort(
+      (a, b) =>
+        compareText(a.group.expiration, b.group.expiration) || compareText(a.group.root, b.group.root),
+    );
+    const ordered = order.map((i) => records[i]!);
+    let fields: Field[] | undefined;
+    return {
+      groups: groups.map((entry) => entry.group),
+      records: ordered,
+      members: groups.map((entry) => Int32Array.from(entry.members)),
+      allFields: () => (fields ??= optionFields(ordered)),
+    };
+  });
+}
+
+/**
+ * The answer rows for {@link scopeAnswer}, in {@link SnapshotRow} order with fewer strings to decode:
+ * dates as day numbers, side and settlement as booleans.
+ */
+const SCOPE_COLUMNS = [
+  'option_symbol',
+  'underlying',
+  'root',
+  ...dayNumbers(['expiration']),
+  'epoch_ms(expiration_time) / 1000 AS expiration_time',
+  "side = 'call' AS is_call",
+  'CAST(strike AS DOUBLE) AS strike',
+  "settlement = 'AM' AS am_settled",
+  'monthly',
+  'weekly',
+  'quarterly',
+  'nonstandard',
+  ...dayNumbers(['first_traded', 'session_date']),
+  ...SNAPSHOT_COLUMNS.slice(SNAPSHOT_COLUMNS.indexOf('epoch_ms(quote_time) / 1000 AS quote_time')),
+].join(', ');
+
+function dayNumbers(columns: readonly string[]): string[] {
+  return columns.map((c) => `CAST(${c} - DATE '1970-01-01' AS INTEGER) AS ${c}_day`);
+}
+
+const DAY_MS = 86_400_000;
+const isoDates = new Map<number, string>();
+
+/** `YYYY-MM-DD` of a day number (days since 1970-01-01), remembered: a chain has few distinct dates. */
+function isoDate(day: number): string {
+  let text = isoDates.get(day);
+  if (text === undefined) {
+    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    isoDates.set(day, text);
+  }
+  return text;
+}
+
+type GroupEntry = { readonly group: ExpirationGroup; readonly members: number[] };
 
 /**
  * The service's rows from the store's. Dated rows: Greeks and IV null, `updated` 16:00 ET of the row's
@@ -305,9 +622,17 @@ export async function readAnswerRows(
  * session, volume only when its stamp is known at the cutoff, vendor Greeks or Black–Scholes ones.
  */
 export function toRecords(rows: readonly SnapshotRow[], asOf: AsOf): OptionRecord[] {
+  return rows.map(recordMaker(asOf));
+}
+
+/** The row-to-record conversion of {@link toRecords}, remembering date conversions across rows. */
+function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
   const current = asOf.kind === 'current' ? asOf : undefined;
   const session = asOfSession(asOf);
-  return rows.map((row) => {
+  const firstTradedSeconds = memoized((date: string) => etWallToSeconds(date, '09:30'));
+  const updatedSeconds = memoized(eodSeconds);
+  const daysTo = memoized((pair: string) => dte(pair.slice(0, 10), pair.slice(11)));
+  return (row) => {
     const spot = row.underlying_price;
     const strike = Number(row.strike);
     const rawMid = row.bid === null || row.ask === null ? null : (row.bid + row.ask) / 2;
@@ -364,9 +689,9 @@ export function toRecords(rows: readonly SnapshotRow[], asOf: AsOf): OptionRecor
       expiration: row.expiration_time,
       side: row.side,
       strike,
-      firstTraded: etWallToSeconds(row.first_traded, '09:30'),
-      dte: dte(rowSession, row.expiration),
-      updated: current === undefined ? eodSeconds(row.session_date) : row.quote_time,
+      firstTraded: firstTradedSeconds(row.first_traded),
+      dte: daysTo(`${rowSession}|${row.expiration}`),
+      updated: current === undefined ? updatedSeconds(row.session_date) : row.quote_time,
       bid: row.bid,
       bidSize: row.bid_size,
       mid,
@@ -379,12 +704,34 @@ export function toRecords(rows: readonly SnapshotRow[], asOf: AsOf): OptionRecor
       intrinsicValue,
       extrinsicValue,
       underlyingPrice: spot,
-      ...greeks,
+      // Named one by one rather than spread, so that every record has the same fast shape.
+      iv: greeks.iv,
+      delta: greeks.delta,
+      gamma: greeks.gamma,
+      theta: greeks.theta,
+      vega: greeks.vega,
       group: `${row.root}:${row.expiration}`,
       expirationDate: row.expiration,
       knownAt,
     };
-  });
+  };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A one-argument function remembered per argument (dates repeat across a chain's rows). */
+function memoized<T>(compute: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    let value = seen.get(key);
+    if (value === undefined) {
+      value = compute(key);
+      seen.set(key, value);
+    }
+    return value;
+  };
 }
 
 /** The service's order: expiration instant, calls before puts, strike (then symbol, for equal keys). */
@@ -399,12 +746,63 @@ export function compareRecords(a: OptionRecord, b: OptionRecord): number {
 
 /** The option row fields of the records, in the service's key order. */
 export function optionFields(records: readonly OptionRecord[]): Field[] {
-  return OPTION_COLUMNS.map(({ key, human, kind }) => ({
-    key,
-    human,
-    kind,
-    values: records.map((record) => record[key]),
-  }));
+  // One pass with static property reads, into packed arrays (which JSON.stringify writes faster than
+  // preallocated, holey ones): a chain can hold ten thousand rows of 25 fields.
+  const out: Record<keyof OptionValues, unknown[]> = {
+    optionSymbol: [],
+    underlying: [],
+    expiration: [],
+    side: [],
+    strike: [],
+    firstTraded: [],
+    dte: [],
+    updated: [],
+    bid: [],
+    bidSize: [],
+    mid: [],
+    ask: [],
+    askSize: [],
+    last: [],
+    openInterest: [],
+    volume: [],
+    inTheMoney: [],
+    intrinsicValue: [],
+    extrinsicValue: [],
+    underlyingPrice: [],
+    iv: [],
+    delta: [],
+    gamma: [],
+    theta: [],
+    vega: [],
+  };
+  for (const r of records) {
+    out.optionSymbol.push(r.optionSymbol);
+    out.underlying.push(r.underlying);
+    out.expiration.push(r.expiration);
+    out.side.push(r.side);
+    out.strike.push(r.strike);
+    out.firstTraded.push(r.firstTraded);
+    out.dte.push(r.dte);
+    out.updated.push(r.updated);
+    out.bid.push(r.bid);
+    out.bidSize.push(r.bidSize);
+    out.mid.push(r.mid);
+    out.ask.push(r.ask);
+    out.askSize.push(r.askSize);
+    out.last.push(r.last);
+    out.openInterest.push(r.openInterest);
+    out.volume.push(r.volume);
+    out.inTheMoney.push(r.inTheMoney);
+    out.intrinsicValue.push(r.intrinsicValue);
+    out.extrinsicValue.push(r.extrinsicValue);
+    out.underlyingPrice.push(r.underlyingPrice);
+    out.iv.push(r.iv);
+    out.delta.push(r.delta);
+    out.gamma.push(r.gamma);
+    out.theta.push(r.theta);
+    out.vega.push(r.vega);
+  }
+  return OPTION_COLUMNS.map(({ key, human, kind }) => ({ key, human, kind, values: out[key] }));
 }
 
 /** The latest known-at instant of the records' values, or null for none. */

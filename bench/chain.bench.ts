@@ -1,0 +1,492 @@
+/**
+ * Chain benchmark (the API face on a big store): a 25-million-row generated store, built once into
+ * `bench/.cache/`, answering `date=D&expiration=all` and front-month chains through `store.request`,
+ * against one hand-written DuckDB statement over the same Parquet files that returns the same JSON body.
+ */
+import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type DailyBar,
+  type GeneratorOptions,
+  generateMarket,
+  parseLeanDailyBars,
+} from '../src/ingest/generator/index.js';
+import { previousSession } from '../src/market-time/index.js';
+import { DEFAULT_LIMIT } from '../src/query/output.js';
+import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
+import type { TableName } from '../src/store/schema.js';
+import { quoteLiteral, SqlSession } from '../src/store/sql.js';
+import { WriteTransaction } from '../src/store/writer.js';
+import { openStore, type Store } from '../src/store-api.js';
+import {
+  type BenchContext,
+  defineBenchmark,
+  ratioRow,
+  rssMb,
+  rssPeakMb,
+  summarise,
+  type Timing,
+  timeIt,
+} from './lib.js';
+
+/** Years of the generated market, one commit each (keeps the writer's memory small). */
+const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
+const CACHE_DIR = ['bench', '.cache', 'chain-store'] as const;
+
+/**
+ * One year of the store, on the shared Lean daily bars from the June before (the volatility warm-up and
+ * the listings made before the year): SPY with the generator's dense ETF listing (every weekly seven
+ * weeks out, a year of monthlies, LEAPS), SPX/SPXW and AAPL with the sample's lighter listings; EOD and
+ * 15:45 snapshots of every contract, vendor iv only.
+ */
+function yearOptions(year: number, spy: readonly DailyBar[], aapl: readonly DailyBar[]): GeneratorOptions {
+  const window = (bars: readonly DailyBar[]) =>
+    bars.filter((bar) => bar.date >= `${year - 1}-06-01` && bar.date <= `${year}-12-31`);
+  return {
+    from: `${year}-01-01`,
+    to: `${year}-12-31`,
+    seed: 20150102 + year,
+    underlyings: [
+      { symbol: 'SPY', style: 'etf', series: { kind: 'bars', bars: window(spy) } },
+      {
+        symbol: 'SPX',
+        style: 'index',
+        series: { kind: 'derived', from: 'SPY', factor: 10 },
+        listing: { weeklyDays: 14, midweekDays: 5, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 0 },
+      },
+      {
+        symbol: 'AAPL',
+        style: 'stock',
+        series: { kind: 'bars', bars: window(aapl) },
+        splits: [{ exDate: '2020-08-31', ratio: 4 }],
+        listing: { weeklyDays: 21, monthlyMonths: 3, quarterlyMonths: 3, leapsYears: 0 },
+      },
+    ],
+    snapshots: ['15:45', 'eod'],
+    minuteBars: false,
+    greeks: 'iv',
+  };
+}
+
+/** Lean daily bars from the shared data. */
+async function sharedBars(ctx: BenchContext, file: string): Promise<DailyBar[]> {
+  const path = join(ctx.sharedDir, 'data', 'stocks', file);
+  return parseLeanDailyBars(await readFile(path, 'utf8'), path);
+}
+
+/** The store's plan: each year's generator options with a digest of them (bars included). */
+async function storePlan(ctx: BenchContext): Promise<{ options: GeneratorOptions; digest: string }[]> {
+  const spy = await sharedBars(ctx, 'lean_daily_spy_raw_19980102_20210331.csv');
+  const aapl = await sharedBars(ctx, 'lean_daily_aapl_raw_19980102_20210331.csv');
+  return YEARS.map((year) => {
+    const options = yearOptions(year, spy, aapl);
+    return { options, digest: createHash('sha256').update(JSON.stringify(options)).digest('hex') };
+  });
+}
+
+/**
+ * The cached store in `bench/.cache/chain-store`: reused when its manifest is intact (its data version
+ * is that of its files) and its provenance holds exactly this plan's years; a year missing from it is
+ * generated and committed on top, anything else rebuilds the store.
+ */
+async function ensureStore(ctx: BenchContext): Promise<{ dir: string; rows: number; built: number }> {
+  const dir = join(ctx.repoRoot, ...CACHE_DIR);
+  const plan = await storePlan(ctx);
+  const wanted = new Set(plan.map((year) => year.digest));
+  let manifest = await readManifest(dir).catch(() => undefined);
+  const usable =
+    manifest !== undefined &&
+    manifest.dataVersion === computeDataVersion(manifest) &&
+    manifest.provenance.every((p) => wanted.has(p.sha256));
+  if (!usable) await rm(dir, { recursive: true, force: true });
+  const present = new Set(usable ? manifest!.provenance.map((p) => p.sha256) : []);
+  let built = 0;
+  for (const { options, digest } of plan) {
+    if (present.has(digest)) continue;
+    const started = performance.now();
+    const tx = await WriteTransaction.begin(dir, { create: true });
+    let committed = false;
+    try {
+      const summary = await generateMarket(tx.sql, options);
+      await tx.commit([
+        {
+          source: `chain benchmark store, ${options.from.slice(0, 4)}`,
+          sha256: digest,
+          format: 'generator',
+          rows: { option_quotes: summary.optionRows, open_interest: summary.openInterestRows },
+          rejected: 0,
+        },
+      ]);
+      committed = true;
+      built++;
+      ctx.log(
+        `built ${options.from.slice(0, 4)}: ${summary.optionRows.toLocaleString('en-US')} option rows in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
+    } finally {
+      if (!committed) await tx.abort();
+    }
+  }
+  manifest = await readManifest(dir);
+  if (
+    manifest === undefined ||
+    plan.some((year) => !manifest!.provenance.some((p) => p.sha256 === year.digest))
+  ) {
+    throw new Error(`the store in ${dir} did not build`);
+  }
+  const rows = manifest.tables.option_quotes.reduce((sum, file) => sum + file.rows, 0);
+  return { dir, rows, built };
+}
+
+/** The manifest's files of one partition of a table, as absolute paths. */
+function partitionFiles(
+  dir: string,
+  manifest: Manifest,
+  table: TableName,
+  partition: Record<string, string>,
+): string[] {
+  return manifest.tables[table]
+    .filter((file) => Object.entries(partition).every(([key, value]) => file.partition[key] === value))
+    .map((file) => join(dir, file.path));
+}
+
+const fileList = (files: readonly string[]) => `[${files.map(quoteLiteral).join(', ')}]`;
+
+/** JSON numbers as JavaScript prints them: DuckDB writes a whole double as `400.0`, JSON.stringify as `400`. */
+const jsNumbers = (json: string) => `regexp_replace(${json}, '\\.0([,\\]])', '\\1', 'g')`;
+
+/** A cent-rounded double exactly as the service rounds (nearest decimal to the binary value, ties to even). */
+const cents = (value: string) => `CAST(format('{:.2f}', ${value}) AS DOUBLE)`;
+
+/**
+ * The dated chain `date=D&expiration=all` of an underlying as one hand-written DuckDB statement over the
+ * store's Parquet files of that partition, returning the JSON body text the service sends: each contract's
+ * last snapshot of D, open interest settled on the session before, standard expirations not yet expired,
+ * ordered by expiration, side and strike, Greeks null, the first `limit` (default 10,000) rows. Each
+ * field is one ordered list aggregate written by to_json (the fastest of the forms tried).
+ */
+function rawChainSql(dir: string, manifest: Manifest, underlying: string, session: string): string {
+  const previous = previousSession(session);
+  const quotes = partitionFiles(dir, manifest, 'option_quotes', { underlying, year: session.slice(0, 4) });
+  const interest = partitionFiles(dir, manifest, 'open_interest', { underlying, year: previous.slice(0, 4) });
+  const contracts = partitionFiles(dir, manifest, 'contracts', { underlying });
+  const d = `DATE ${quoteLiteral(session)}`;
+  const et = (date: string, time: string) =>
+    `epoch(timezone('America/New_York', ${date} + TIME ${quoteLiteral(time)}))`;
+  const list = (field: string) => `to_json(list(${field} ORDER BY rn))`;
+  const keys: [string, string][] = [
+    ['optionSymbol', list('option_symbol')],
+    ['underlying', list('underlying')],
+    ['expiration', jsNumbers(list('expiration'))],
+    ['side', list('side')],
+    ['strike', jsNumbers(list('strike'))],
+    ['firstTraded', jsNumbers(list('first_traded'))],
+    ['dte', list('dte')],
+    ['updated', jsNumbers(list('updated'))],
+    ['bid', jsNumbers(list('bid'))],
+    ['bidSize', list('bid_size')],
+    ['mid', jsNumbers(list('mid'))],
+    ['ask', jsNumbers(list('ask'))],
+    ['askSize', list('ask_size')],
+    ['last', jsNumbers(list('"last"'))],
+    ['openInterest', list('open_interest')],
+    ['volume', list('volume')],
+    ['inTheMoney', list('itm')],
+    ['intrinsicValue', jsNumbers(list('intrinsic'))],
+    ['extrinsicValue', jsNumbers(list('extrinsic'))],
+    ['underlyingPrice', jsNumbers(list('spot'))],
+    ...['iv', 'delta', 'gamma', 'theta', 'vega'].map((key): [string, string] => [
+      key,
+      list('CAST(NULL AS DOUBLE)'),
+    ]),
+  ];
+  return `
+    WITH snap AS (
+      SELECT option_symbol, bid, ask, bid_size, ask_size, "last", volume, underlying_price
+      FROM read_parquet(${fileList(quotes)})
+      WHERE session_date = ${d}
+      QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY quote_time DESC) = 1
+    ), oi AS (
+      SELECT option_symbol, open_interest FROM read_parquet(${fileList(interest)})
+      WHERE settled_session = DATE ${quoteLiteral(previous)}
+    ), base AS (
+      SELECT c.option_symbol, ${quoteLiteral(underlying)} AS underlying, epoch(c.expiration_time) AS expiration,
+             c.side, CAST(c.strike AS DOUBLE) AS strike, ${et('c.first_traded', '09:30')} AS first_traded,
+             date_diff('day', ${d}, c.expiration) AS dte, ${et(d, '16:00')} AS updated,
+             CAST(s.bid AS DOUBLE) AS bid, s.bid_size, CAST(s.ask AS DOUBLE) AS ask, s.ask_size,
+             CAST(s."last" AS DOUBLE) AS "last", oi.open_interest, s.volume,
+             CAST(s.underlying_price AS DOUBLE) AS spot
+      FROM snap s
+      JOIN read_parquet(${fileList(contracts)}) c ON c.option_symbol = s.option_symbol
+      LEFT JOIN oi ON oi.option_symbol = s.option_symbol
+      WHERE c.expiration >= ${d} AND NOT c.nonstandard
+    ), priced AS (
+      SELECT *, ${cents('(bid + ask) / 2')} AS mid,
+             ${cents(`greatest(0, CASE side WHEN 'call' THEN spot - strike ELSE strike - spot END)`)} AS intrinsic,
+             CASE side WHEN 'call' THEN spot > strike ELSE strike > spot END AS itm
+      FROM base
+    ), numbered AS (
+      SELECT *, ${cents('abs(mid - intrinsic)')} AS extrinsic,
+             row_number() OVER (ORDER BY expiration, side, strike, option_symbol) AS rn
+      FROM priced
+    )
+    SELECT '{"s":"ok",' || ${keys.map(([key, json]) => `'"${key}":' || ${json}`).join(" || ',' || ")} || '}' AS body
+    FROM numbered WHERE rn <= ${DEFAULT_LIMIT}`;
+}
+
+/** The clock instant T of every request: after the store's last session, so any session is a past date. */
+const NOW = '2021-03-01T12:00:00-05:00';
+/** The session of the timed chains: a 2019 session, whose SPY chain (6,358 rows) is near that year's median. */
+const SESSION = '2019-06-14';
+/** Sessions first asked for by the cold measurement (more than the reader keeps, so each one is read). */
+const COLD_SESSIONS = [
+  '2019-05-15',
+  '2019-05-16',
+  '2019-05-17',
+  '2019-05-20',
+  '2019-05-21',
+  '2019-05-22',
+  '2019-05-23',
+  '2019-05-24',
+  '2019-05-28',
+  '2019-05-29',
+];
+/** The chains of the memory series: several sessions and underlyings, whole chains and front months. */
+const MEMORY_SESSIONS = ['2015-03-20', '2016-06-24', '2017-09-15', '2018-12-24', '2019-06-14', '2020-03-16'];
+const MEMORY_SYMBOLS = ['SPY', 'SPX', 'SPXW', 'AAPL'];
+/** Current (undated) chains of the memory series: live and historical mode at instants inside the store. */
+const CURRENT_CHAINS: readonly [string, string][] = [
+  ['2019-06-14T15:50:00-04:00', '/v1/options/chain/SPY/'],
+  ['2020-03-17T10:00:00-04:00', '/v1/options/chain/SPY/?mode=historical&expiration=all'],
+  ['2020-09-01T12:00:00-04:00', '/v1/options/chain/AAPL/?expiration=all'],
+];
+const MEMORY_FLAG = '--memory-series';
+
+const chainPath = (symbol: string, session: string, all: boolean) =>
+  `/v1/options/chain/${symbol}/?date=${session}${all ? '&expiration=all' : ''}`;
+
+/** Times `ours` and `baseline` alternately (so that load on the machine hits both alike). */
+async function timePair(
+  ours: () => Promise<unknown>,
+  baseline: () => Promise<unknown>,
+  options: { warmup: number; iterations: number },
+): Promise<{ ours: Timing; baseline: Timing }> {
+  for (let i = 0; i < options.warmup; i++) {
+    await ours();
+    await baseline();
+  }
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < options.iterations; i++) {
+    let started = performance.now();
+    await ours();
+    a.push(performance.now() - started);
+    started = performance.now();
+    await baseline();
+    b.push(performance.now() - started);
+  }
+  return { ours: summarise(a), baseline: summarise(b) };
+}
+
+/** Answers a request and insists on a 200 (or a 404 no_data when allowed): timing errors measures nothing. */
+async function answer(store: Store, path: string, now = NOW, allowNoData = false): Promise<string> {
+  const response = await store.request(path, { now });
+  const noData = response.status === 404 && response.body.startsWith('{"s":"no_data"');
+  if (response.status !== 200 && !(allowNoData && noData)) {
+    throw new Error(`${path} answered ${response.status}: ${response.body}`);
+  }
+  return response.body;
+}
+
+type SeriesKind = 'dated' | 'current' | 'raw';
+type MemoryFigures = { peakMb: number; openMb: number };
+
+/**
+ * One memory series, run in a fresh process (only the store and its chains in it): the RSS peak while
+ * answering the dated chains, or the current ones; the `raw` series runs the hand-written statement for
+ * the whole chains of the dated sessions instead, as the baseline of what DuckDB alone takes.
+ */
+async function memorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigures> {
+  if (kind === 'raw') {
+    const manifest = (await readManifest(dir))!;
+    const sql = await SqlSession.open();
+    try {
+      const openMb = rssMb();
+      const { peakMb } = await rssPeakMb(async () => {
+        for (const session of MEMORY_SESSIONS)
+          for (const symbol of MEMORY_SYMBOLS.filter((s) => s !== 'SPXW'))
+            await sql.value(rawChainSql(dir, manifest, symbol, session));
+      });
+      return { peakMb, openMb };
+    } finally {
+      sql.close();
+    }
+  }
+  const store = await openStore(dir);
+  try {
+    const openMb = rssMb();
+    const { peakMb } = await rssPeakMb(async () => {
+      if (kind === 'current') {
+        for (const [now, path] of CURRENT_CHAINS) await answer(store, path, now);
+        return;
+      }
+      for (const session of MEMORY_SESSIONS)
+        for (const symbol of MEMORY_SYMBOLS)
+          for (const all of [true, false]) await answer(store, chainPath(symbol, session, all), NOW, true);
+    });
+    return { peakMb, openMb };
+  } finally {
+    store.close();
+  }
+}
+
+/** Forks this module to run {@link memorySeries} in a process of its own and waits for its figures. */
+function forkMemorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigures> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [MEMORY_FLAG, kind, dir], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let result: MemoryFigures | undefined;
+    child.on('message', (message: MemoryFigures | { error: string }) => {
+      if ('error' in message) reject(new Error(message.error));
+      else result = message;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      result === undefined ? reject(new Error(`memory series exited with ${code}`)) : resolve(result),
+    );
+  });
+}
+
+const [flag, kind, storeDir] = process.argv.slice(2);
+if (
+  flag === MEMORY_FLAG &&
+  (kind === 'dated' || kind === 'current' || kind === 'raw') &&
+  storeDir !== undefined &&
+  process.send
+) {
+  const send = (message: unknown) => new Promise<void>((done) => process.send!(message, () => done()));
+  try {
+    await send(await memorySeries(storeDir, kind));
+  } catch (error) {
+    await send({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  }
+  process.disconnect();
+}
+
+export default defineBenchmark({
+  name: 'chain',
+  description: 'option chains on a 25-million-row store vs one hand-written DuckDB statement',
+  async run(ctx) {
+    const built = await ensureStore(ctx);
+    ctx.log(`store ${built.dir}: ${built.rows.toLocaleString('en-US')} option rows`);
+    const manifest = (await readManifest(built.dir))!;
+    const rawSql = (session: string) => rawChainSql(built.dir, manifest, 'SPY', session);
+
+    ctx.log('memory series, each in a process of its own');
+    const dated = await forkMemorySeries(built.dir, 'dated');
+    const current = await forkMemorySeries(built.dir, 'current');
+    const rawSeries = await forkMemorySeries(built.dir, 'raw');
+
+    const store = await openStore(built.dir);
+    const raw = await SqlSession.open();
+    try {
+      const all = chainPath('SPY', SESSION, true);
+      const front = chainPath('SPY', SESSION, false);
+      const body = await answer(store, all);
+      const rawBody = await raw.value<string>(rawSql(SESSION));
+      if (body !== rawBody)
+        throw new Error(`the raw statement's body differs from the chain's for ${SESSION}`);
+      const rows = (JSON.parse(body) as { optionSymbol: unknown[] }).optionSymbol.length;
+      ctx.log(`chain ${all}: ${rows.toLocaleString('en-US')} rows, ${(body.length / 2 ** 20).toFixed(2)} MB`);
+
+      ctx.log('cold chains (the first request of each session)');
+      const cold: number[] = [];
+      const coldRaw: number[] = [];
+      for (const session of COLD_SESSIONS) {
+        let started = performance.now();
+        await answer(store, chainPath('SPY', session, true));
+        cold.push(performance.now() - started);
+        started = performance.now();
+        await raw.value(rawSql(session));
+        coldRaw.push(performance.now() - started);
+      }
+      const coldOurs = summarise(cold);
+      const coldBaseline = summarise(coldRaw);
+
+      ctx.log('expiration=all vs the raw statement');
+      const whole = await timePair(
+        () => answer(store, all),
+        () => raw.value(rawSql(SESSION)),
+        { warmup: 2, iterations: 25 },
+      );
+      const parsed = JSON.parse(body) as unknown;
+      const stringify = await timeIt(() => JSON.stringify(parsed), { warmup: 2, iterations: 25 });
+      ctx.log('front month');
+      const frontMonth = await timeIt(() => answer(store, front), { warmup: 5, iterations: 200 });
+      const frontRows = (JSON.parse(await answer(store, front)) as { optionSymbol: unknown[] }).optionSymbol
+        .length;
+
+      return [
+        ratioRow({
+          name: 'chain: store option rows',
+          ours: built.rows,
+          unit: 'rows',
+          target: '≥ 25000000 rows',
+          note: `SPY (dense ETF listing), SPX/SPXW, AAPL ${YEARS[0]}-${YEARS.at(-1)}, EOD + 15:45${built.built > 0 ? `; ${built.built} years built this run` : ''}`,
+        }),
+        ratioRow({
+          name: `chain: SPY date=${SESSION} expiration=all p50`,
+          ours: whole.ours.p50Ms,
+          baseline: whole.baseline.p50Ms,
+          unit: 'ms',
+          target: '≤ 1.3× baseline time',
+          note: `${rows.toLocaleString('en-US')} rows, same ${(body.length / 2 ** 20).toFixed(2)} MB body; p90 ${whole.ours.p90Ms.toFixed(1)} vs ${whole.baseline.p90Ms.toFixed(1)} ms`,
+        }),
+        ratioRow({
+          name: `chain: SPY date=${SESSION} expiration=all p50 (absolute)`,
+          ours: whole.ours.p50Ms,
+          unit: 'ms',
+          target: '≤ 10 ms',
+          note: `min ${whole.ours.minMs.toFixed(1)} ms; JSON.stringify of the same body alone takes ${stringify.p50Ms.toFixed(1)} ms`,
+        }),
+        ratioRow({
+          name: `chain: SPY date=${SESSION} front month p50`,
+          ours: frontMonth.p50Ms,
+          unit: 'ms',
+          target: '≤ 2 ms',
+          note: `${frontRows} rows; p90 ${frontMonth.p90Ms.toFixed(2)} ms`,
+        }),
+        ratioRow({
+          name: 'chain: first request of a session p50 (cold)',
+          ours: coldOurs.p50Ms,
+          baseline: coldBaseline.p50Ms,
+          unit: 'ms',
+          target: '≤ 1.3× baseline time',
+          note: `SPY expiration=all, ${COLD_SESSIONS.length} sessions never asked before`,
+        }),
+        ratioRow({
+          name: 'chain: peak RSS, dated chains',
+          ours: dated.peakMb,
+          baseline: rawSeries.peakMb,
+          unit: 'MB',
+          target: '< 300 MB',
+          note: `${MEMORY_SESSIONS.length * MEMORY_SYMBOLS.length * 2} chains (${MEMORY_SYMBOLS.join(', ')}; whole, front month); ${dated.openMb.toFixed(0)} MB with the store open; baseline: the raw statement's whole chains`,
+        }),
+        ratioRow({
+          name: 'chain: peak RSS, current chains',
+          ours: current.peakMb,
+          unit: 'MB',
+          target: '< 300 MB',
+          note: `${CURRENT_CHAINS.length} chains at instants inside the store (live, historical mode); ${current.openMb.toFixed(0)} MB with the store open`,
+        }),
+      ];
+    } finally {
+      raw.close();
+      store.close();
+    }
+  },
+});
