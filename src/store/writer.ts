@@ -50,6 +50,9 @@ export type CommitResult = {
   files: number;
 };
 
+/** One partition of a staged table, and the first and last rowid of its rows there. */
+type StagedPartition = { partition: Record<string, string>; rowids: readonly [number, number] };
+
 /** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
 const GARBAGE_GRACE_MS = 10 * 60_000;
 
@@ -126,8 +129,8 @@ export class WriteTransaction {
         if (staged === 0) continue;
         rows[table] = staged;
         await this.dedupeStaging(table);
-        for (const partition of await this.stagedPartitions(table)) {
-          const entry = await this.writePartition(table, partition, tables[table]);
+        for (const { partition, rowids } of await this.stagedPartitions(table)) {
+          const entry = await this.writePartition(table, partition, rowids, tables[table]);
           tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
           if (entry !== undefined) tables[table].push(entry);
           files++;
@@ -172,27 +175,41 @@ export class WriteTransaction {
 
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
   private async deriveContracts(): Promise<void> {
+    // Rows collapse to one per contract before anything else: the time-zone conversion and the anti-join
+    // then run per contract, not per row (the first publication gives the first session, as the conversion
+    // never goes back in time).
     await this.sql.run(`
       CREATE TEMP TABLE seen AS
-      SELECT underlying, option_symbol, min(session_date) AS first_seen FROM (
-        SELECT underlying, option_symbol, session_date FROM option_quotes
+      WITH quoted AS (
+        SELECT underlying, option_symbol, min(session_date) AS first_seen FROM option_quotes GROUP BY ALL
+      ), published AS (
+        SELECT underlying, option_symbol, min(published_at) AS first_published FROM open_interest GROUP BY ALL
+      )
+      SELECT underlying, option_symbol, min(first_seen) AS first_seen FROM (
+        SELECT underlying, option_symbol, first_seen FROM quoted
         UNION ALL
         -- A contract known only from open interest was listed by the session that published it.
-        SELECT underlying, option_symbol, CAST(timezone('America/New_York', published_at) AS DATE) FROM open_interest
-        WHERE option_symbol NOT IN (SELECT option_symbol FROM option_quotes)
+        SELECT underlying, option_symbol, CAST(timezone('America/New_York', first_published) AS DATE) FROM published
+        WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
       ) GROUP BY ALL`);
     await this.sql.run(
       `
       CREATE TEMP TABLE parsed AS
-      SELECT s.underlying, s.option_symbol, s.first_seen,
-             regexp_extract(s.option_symbol, $1, 1) AS root,
-             make_date(2000 + regexp_extract(s.option_symbol, $1, 2)::INTEGER,
-                       regexp_extract(s.option_symbol, $1, 3)::INTEGER,
-                       regexp_extract(s.option_symbol, $1, 4)::INTEGER) AS expiration,
-             CASE regexp_extract(s.option_symbol, $1, 5) WHEN 'C' THEN 'call' ELSE 'put' END AS side,
-             regexp_extract(s.option_symbol, $1, 6)::DECIMAL(12,0) / 1000 AS strike
-      FROM seen s
-      WHERE s.option_symbol NOT IN (SELECT option_symbol FROM contracts)`,
+      SELECT underlying, option_symbol, first_seen,
+             left(m, length(m) - 15) AS root,
+             make_date(2000 + substr(m, length(m) - 14, 2)::INTEGER,
+                       substr(m, length(m) - 12, 2)::INTEGER,
+                       substr(m, length(m) - 10, 2)::INTEGER) AS expiration,
+             CASE substr(m, length(m) - 8, 1) WHEN 'C' THEN 'call' ELSE 'put' END AS side,
+             right(m, 8)::DECIMAL(12,0) / 1000 AS strike
+      FROM (
+        -- Parts are read by position once the symbol matches; a symbol that does not becomes '' and
+        -- fails the INTEGER cast, as it would from an empty regexp_extract group.
+        SELECT s.underlying, s.option_symbol, s.first_seen,
+               CASE WHEN s.option_symbol IS NULL OR regexp_full_match(s.option_symbol, $1) THEN s.option_symbol ELSE '' END AS m
+        FROM seen s
+        WHERE s.option_symbol NOT IN (SELECT option_symbol FROM contracts)
+      )`,
       [OCC_PARTS],
     );
     const pairs = await this.sql.all<{ root: string; expiration: string }>(
@@ -235,6 +252,12 @@ export class WriteTransaction {
   /** Within one ingest a key appears once: the row from the latest source line wins. */
   private async dedupeStaging(table: TableName): Promise<void> {
     const keys = TABLE_KEYS[table].map(q).join(', ');
+    // Usually no key repeats, and counting distinct key hashes is much cheaper than rewriting the table:
+    // equal keys hash alike, so as many distinct hashes as rows proves every key unique.
+    const unique = await this.sql.value<boolean>(
+      `SELECT count(*) = count(DISTINCT hash(${keys})) FROM ${q(table)}`,
+    );
+    if (unique) return;
     const all = TABLES[table].map((c) => q(c.name)).join(', ');
     await this.sql.run(`
       CREATE OR REPLACE TABLE ${q(table)} AS
@@ -242,28 +265,37 @@ export class WriteTransaction {
       QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY "_line" DESC NULLS LAST, ${all}) = 1`);
   }
 
-  private async stagedPartitions(table: TableName): Promise<Record<string, string>[]> {
+  /**
+   * The partitions the staged rows fall in, each with the rowid range its rows lie within: a partition's
+   * write then scans that range only, which is short when the source was ordered by date or underlying.
+   */
+  private async stagedPartitions(table: TableName): Promise<StagedPartition[]> {
     const keys = TABLE_PARTITIONS[table];
-    if (keys.length === 0) return [{}];
-    const exprs = keys.map((k) => `CAST(${PARTITION_EXPRESSIONS[table][k]} AS VARCHAR) AS ${q(k)}`);
-    return this.sql.all<Record<string, string>>(
-      `SELECT DISTINCT ${exprs.join(', ')} FROM ${q(table)} ORDER BY ALL`,
+    // Grouped by typed values, then cast to text: the cast runs per partition instead of per row.
+    const exprs = keys.map((k) => `${PARTITION_EXPRESSIONS[table][k]} AS ${q(k)}`);
+    const texts = keys.map((k) => `CAST(${q(k)} AS VARCHAR) AS ${q(k)}`);
+    const found = await this.sql.all<Record<string, string> & { _first: number; _last: number }>(
+      `SELECT ${[...texts, '_first', '_last'].join(', ')}
+       FROM (SELECT ${[...exprs, 'min(rowid) AS _first', 'max(rowid) AS _last'].join(', ')} FROM ${q(table)} GROUP BY ALL)
+       ORDER BY ALL`,
     );
+    return found.map(({ _first, _last, ...partition }) => ({ partition, rowids: [_first, _last] }));
   }
 
   /** Writes the merged content of one partition to a new content-addressed file. */
   private async writePartition(
     table: TableName,
     partition: Record<string, string>,
+    rowids: StagedPartition['rowids'],
     current: readonly FileEntry[],
   ): Promise<FileEntry | undefined> {
     const keys = TABLE_PARTITIONS[table];
     const columns = fileColumns(table);
     const colList = columns.map(q).join(', ');
-    const match = keys.map(
-      (k) => `CAST(${PARTITION_EXPRESSIONS[table][k]} AS VARCHAR) = ${quoteLiteral(partition[k]!)}`,
-    );
-    const where = match.length === 0 ? 'TRUE' : match.join(' AND ');
+    // The literal takes the expression's type, so rows are compared as they are (a CAST of every row to
+    // text, once per partition, costs a scan of the whole staged table).
+    const match = keys.map((k) => `(${PARTITION_EXPRESSIONS[table][k]}) = ${quoteLiteral(partition[k]!)}`);
+    const where = [...match, `rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`].join(' AND ');
     const old = current
       .filter((f) => samePartition(f.partition, partition))
       .map((f) => path.join(this.dir, f.path));
