@@ -10,6 +10,9 @@ import { readParquetSql } from './parquet.js';
 import { createTableSql, TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
 import { quoteIdentifier as q, type SqlOptions, SqlSession } from './sql.js';
 
+/** The DuckDB memory limit of a reader unless the caller sets one. */
+export const DEFAULT_READER_MEMORY = '256MB';
+
 /** Options for opening a store. */
 export type OpenStoreOptions = SqlOptions;
 
@@ -33,7 +36,9 @@ export class StoreReader {
         `${dir} is not a pitchain store (no manifest.json); create one with pitchain ingest or generate`,
       );
     }
-    const sql = await SqlSession.open(options);
+    // A reader streams a few row groups at a time; a bounded buffer pool keeps a long-running reader (a
+    // notebook, the server) from holding the decoded Parquet of every session it has touched.
+    const sql = await SqlSession.open({ memoryLimit: DEFAULT_READER_MEMORY, ...options });
     // The store's files are content-addressed and never rewritten, so their footers can be kept.
     await sql.run('SET parquet_metadata_cache = true');
     // The queries put the small side of a join in the IN (…) subquery; left to its estimates of filtered
