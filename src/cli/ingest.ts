@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
-import { hashFile, stageFiles } from '../ingest/ingest.js';
+import { type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
 import { startProgress } from './progress.js';
@@ -59,11 +59,13 @@ export function registerIngest(program: Command): void {
       const progress = startProgress('ingest');
       try {
         const fresh: string[] = [];
+        const hashes = new Map<string, FileHash>();
         for (const file of files) {
-          const { sha256 } = await hashFile(file).catch((cause: unknown) => {
+          const hash = await hashFile(file).catch((cause: unknown) => {
             throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
           });
-          if (tx.alreadyIngested(sha256, format.name))
+          hashes.set(file, hash);
+          if (tx.alreadyIngested(hash.sha256, format.name))
             process.stderr.write(`${file}: already ingested, skipped\n`);
           else fresh.push(file);
         }
@@ -79,6 +81,7 @@ export function registerIngest(program: Command): void {
           ...(flags.table === undefined ? {} : { table: flags.table }),
           ...(flags.skipInvalid ? { skipInvalid: true } : {}),
           onProgress: (done: number, total?: number) => progress.update(done, total),
+          hashes,
         });
         progress.stop();
         const result = await tx.commit(

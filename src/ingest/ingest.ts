@@ -24,6 +24,8 @@ import { validateStaging } from './validate.js';
 export type StageFilesOptions = Omit<StageOptions, 'tables'> & {
   /** Called after each file with the source rows staged so far and an estimate of the total. */
   readonly onProgress?: (rowsDone: number, rowsTotal?: number) => void;
+  /** Hashes the caller already computed (e.g. to skip files ingested before), so files are read once. */
+  readonly hashes?: ReadonlyMap<string, FileHash>;
 };
 
 /** What one source file brought, for provenance (the fields of the store's provenance entry and more). */
@@ -112,12 +114,19 @@ export async function stageFiles<O extends StageFilesOptions>(
   // Hashing runs beside DuckDB's work (it reads the file in this thread while DuckDB uses its own).
   let estimate: number | undefined;
   const hashes: Promise<FileHash>[] = [];
-  for (const file of files) hashes.push((hashes.at(-1) ?? Promise.resolve()).then(() => hashFile(file)));
+  for (const file of files) {
+    const known = options.hashes?.get(file);
+    hashes.push(
+      known !== undefined
+        ? Promise.resolve(known)
+        : (hashes.at(-1) ?? Promise.resolve()).then(() => hashFile(file)),
+    );
+  }
   const allHashed = Promise.all(hashes).then((all) => {
     estimate = all.reduce((sum, h) => sum + Math.max(h.lines - 1, 0), 0);
   });
   allHashed.catch(() => {}); // a failure surfaces where the file's own hash is awaited
-  const { onProgress, ...formatOptions }: StageFilesOptions = options;
+  const { onProgress, hashes: _known, ...formatOptions }: StageFilesOptions = options;
   const totals = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const rejects: Reject[] = [];
   const staged: StagedFile[] = [];
