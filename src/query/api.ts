@@ -175,42 +175,16 @@ export class Api {
   ): Promise<ApiResponse> {
     const boundIp = this.ledger.checkDevice(account, ip, nowSeconds);
     if (boundIp !== undefined) {
-      throw new MarketDataError(
-        403,
-        'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.',
-        {
-          body: {
-            s: 'error',
-            errmsg:
-              'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.',
-            authorizedIP: boundIp,
-            blockedIP: ip,
-            troubleshootingGuide: 'https://www.marketdata.app/docs/api/troubleshooting/multiple-ip-addresses',
-          },
-        },
-      );
+      throw refusal(403, MULTIPLE_DEVICES, 'multiple-ip-addresses', { authorizedIP: boundIp, blockedIP: ip });
     }
     if (this.ledger.remaining(account, nowSeconds) < 1) {
-      throw new MarketDataError(429, 'API credit limit reached for current window.', {
-        body: {
-          s: 'error',
-          errmsg: 'API credit limit reached for current window.',
-          troubleshootingGuide: 'https://www.marketdata.app/docs/api/troubleshooting/running-out-of-credits',
-        },
-      });
+      throw refusal(429, 'API credit limit reached for current window.', 'running-out-of-credits');
     }
     if (!this.ledger.enter(account)) {
-      throw new MarketDataError(
+      throw refusal(
         429,
         'Too many concurrent requests. Please reduce parallel requests and retry.',
-        {
-          body: {
-            s: 'error',
-            errmsg: 'Too many concurrent requests. Please reduce parallel requests and retry.',
-            troubleshootingGuide:
-              'https://www.marketdata.app/docs/api/troubleshooting/too-many-concurrent-requests',
-          },
-        },
+        'too-many-concurrent-requests',
       );
     }
     try {
@@ -377,6 +351,26 @@ export class Api {
       updated: services.map(() => Math.floor(nowSeconds)),
     };
   }
+}
+
+const MULTIPLE_DEVICES =
+  'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.';
+
+/** A refusal with the service's body: the message, any extra keys, and its troubleshooting guide. */
+function refusal(
+  status: number,
+  errmsg: string,
+  guide: string,
+  extra: Record<string, unknown> = {},
+): MarketDataError {
+  return new MarketDataError(status, errmsg, {
+    body: {
+      s: 'error',
+      errmsg,
+      ...extra,
+      troubleshootingGuide: `https://www.marketdata.app/docs/api/troubleshooting/${guide}`,
+    },
+  });
 }
 
 function allKeys(answer: Answer): string[] {
