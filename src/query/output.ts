@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ErrorBody } from '../errors.js';
 import { MarketDataError } from '../errors.js';
 import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
-import type { Answer, Field, FieldKind, NoData } from './types.js';
+import type { Answer, Field, FieldKind, NoData, Scalar } from './types.js';
 
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;
@@ -118,14 +118,20 @@ export function keep(answer: Answer, options: OutputOptions): { fields: Field[];
   const start = Math.min(options.offset, total);
   const end = Math.min(total, start + options.limit);
   const paged =
-    start === 0 && end === total
-      ? [...answer.fields]
-      : answer.fields.map((f) => ({ ...f, values: f.values.slice(start, end) }));
+    start === 0 && end === total ? [...answer.fields] : answer.fields.map((f) => page(f, start, end));
   const fields =
     options.columns === undefined
       ? paged
       : options.columns.flatMap((key) => paged.filter((f) => f.key === key || f.human === key));
   return { fields, kept: { rows: end - start, keys: fields.map((f) => f.key) } };
+}
+
+function page(field: Field, start: number, end: number): Field {
+  const values = field.values.slice(start, end);
+  if (field.json === undefined) return { ...field, values };
+  const { column, rows } = field.json;
+  const kept = rows === null ? Int32Array.from(values, (_, i) => start + i) : rows.subarray(start, end);
+  return { ...field, values, json: { column, rows: kept } };
 }
 
 /** Renders a successful answer in the requested format. */
@@ -156,6 +162,12 @@ export function renderAnswer(answer: Answer, fields: readonly Field[], options: 
     }
     return { contentType: CSV_TYPE, body: lines.length === 0 ? '' : lines.join(EOL) + EOL };
   }
+  if (answer.rawBody === undefined && fields.some((f) => f.json !== undefined)) {
+    return {
+      contentType: JSON_TYPE,
+      body: jsonWithColumns(scalars, fields, keyOf, withS, options.dateformat),
+    };
+  }
   const body: Record<string, unknown> = {};
   if (withS) body['s'] = 'ok';
   for (const s of scalars)
@@ -165,6 +177,47 @@ export function renderAnswer(answer: Answer, fields: readonly Field[], options: 
     if (s.position === 'after') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
   if (answer.rawBody !== undefined) Object.assign(body, answer.rawBody);
   return { contentType: JSON_TYPE, body: JSON.stringify(body) };
+}
+
+/**
+ * The JSON body written piece by piece, the same text `JSON.stringify` gives for the object (a key given
+ * twice keeps its first place and its last value), with kept column texts copied rather than printed.
+ */
+function jsonWithColumns(
+  scalars: readonly (Scalar & { readonly position: 'before' | 'after' })[],
+  fields: readonly Field[],
+  keyOf: (f: { key: string; human: string }) => string,
+  withS: boolean,
+  dateformat: DateFormat | undefined,
+): string {
+  const entries = new Map<string, string | Buffer>();
+  if (withS) entries.set('s', '"ok"');
+  const scalarText = (s: Scalar) => JSON.stringify(formatValue(s.value, s.kind, dateformat));
+  for (const s of scalars) if (s.position === 'before') entries.set(keyOf(s), scalarText(s));
+  const formatKey = dateformat ?? '';
+  for (const f of fields) {
+    const key = keyOf(f);
+    entries.set(
+      key,
+      f.json === undefined
+        ? JSON.stringify(formatValues(f.values, f.kind, dateformat))
+        : f.json.column.arrayBytes(f.json.rows, formatKey, (values) =>
+            formatValues(values, f.kind, dateformat),
+          ),
+    );
+  }
+  for (const s of scalars) if (s.position === 'after') entries.set(keyOf(s), scalarText(s));
+  const pieces: Buffer[] = [];
+  let separator = '{';
+  for (const [key, value] of entries) {
+    pieces.push(
+      Buffer.from(`${separator}${JSON.stringify(key)}:`),
+      typeof value === 'string' ? Buffer.from(value) : value,
+    );
+    separator = ',';
+  }
+  pieces.push(Buffer.from(entries.size === 0 ? '{}' : '}'));
+  return Buffer.concat(pieces).toString('utf8');
 }
 
 /** Renders a valid question without data: 404 no_data in JSON; in CSV the service's 200 `0` body. */

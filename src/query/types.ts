@@ -8,6 +8,7 @@
  * credits from `answer.billing`, and writes headers. Endpoints never format dates or pick keys' case.
  */
 import type { SqlSession } from '../store/sql.js';
+import type { JsonColumn } from './json-columns.js';
 
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
@@ -18,6 +19,11 @@ export type Field = {
   readonly human: string;
   readonly kind: FieldKind;
   readonly values: readonly unknown[];
+  /**
+   * The same values as rows of a column whose JSON text the session keeps (`rows` null: all of it, in
+   * order); the JSON output copies that text instead of printing the values again.
+   */
+  readonly json?: { readonly column: JsonColumn; readonly rows: Int32Array | null };
 };
 
 /** A scalar key beside the arrays (expirations' and strikes' `updated`, lookup's `optionSymbol`). */

@@ -29,7 +29,6 @@ import {
   groupRecords,
   noDataAround,
   type OptionRecord,
-  optionFields,
   SYMBOL_NOT_FOUND,
   scopeAnswer,
   scopeOfSymbol,
@@ -264,8 +263,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   if (records.length === 0) return noDataAround(ctx.sql, scope, session);
   return {
     kind: 'ok',
-    // Every row kept (filters only ever drop rows): the whole chain's fields, made once per as-of.
-    fields: records.length === answer.records.length ? answer.allFields() : optionFields(records),
+    fields: answer.fieldsOf(records),
     rowKey: 'optionSymbol',
     billing: ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-row',
     dataAsOfSeconds: dataAsOf(records),

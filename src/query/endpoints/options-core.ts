@@ -16,6 +16,7 @@ import {
 import type { OptionSide } from '../../occ/index.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import { greekColumns, RISK_FREE_RATE, yearsBetween } from '../greeks.js';
+import { JsonColumn } from '../json-columns.js';
 import type { AsOf, Field, FieldKind, NoData } from '../types.js';
 
 /** Which contracts a query reads: an underlying's chain (optionally one root of it) or one contract. */
@@ -418,6 +419,8 @@ export type ScopeAnswer = {
   readonly members: readonly Int32Array[];
   /** The fields of all the records ({@link optionFields}), made on first use and shared: never mutated. */
   allFields(): readonly Field[];
+  /** The fields of some of the records, in the given order, printed from the whole columns' JSON text. */
+  fieldsOf(records: readonly OptionRecord[]): readonly Field[];
 };
 
 /** The records of some of the answer's groups, still in the service's order. */
@@ -567,11 +570,24 @@ export function scopeAnswer(sql: SqlSession, asOf: AsOf, scope: Scope): Promise<
     );
     const ordered = order.map((i) => records[i]!);
     let fields: Field[] | undefined;
+    let positions: Map<OptionRecord, number> | undefined;
+    const allFields = () =>
+      (fields ??= optionFields(ordered).map((f) => ({
+        ...f,
+        json: { column: new JsonColumn(f.values, f.kind), rows: null },
+      })));
     return {
       groups: groups.map((entry) => entry.group),
       records: ordered,
       members: groups.map((entry) => Int32Array.from(entry.members)),
-      allFields: () => (fields ??= optionFields(ordered)),
+      allFields,
+      fieldsOf(kept) {
+        if (kept.length === ordered.length) return allFields();
+        positions ??= new Map(ordered.map((record, i) => [record, i]));
+        const rows = Int32Array.from(kept, (record) => positions!.get(record)!);
+        const whole = allFields();
+        return optionFields(kept).map((f, i) => ({ ...f, json: { column: whole[i]!.json!.column, rows } }));
+      },
     };
   });
 }

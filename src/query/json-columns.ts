@@ -1,0 +1,91 @@
+/**
+ * Columns whose JSON text is rendered once and kept with them. A session keeps a scope's answer (a whole
+ * chain at an as-of) for the next requests; rendering its columns once per `dateformat` and copying the
+ * bytes of the rows a request keeps makes a repeated or filtered answer cost a memory copy instead of a
+ * `JSON.stringify` of every value (which is most of a large chain's time).
+ */
+import type { FieldKind } from './types.js';
+
+/** The JSON array text of a column (`[v0,v1,…]`) and, once a subset is asked for, where each value starts. */
+type RenderedColumn = { readonly bytes: Buffer; starts: Uint32Array | undefined };
+
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = new Set([0x5b, 0x7b]);
+const CLOSE = new Set([0x5d, 0x7d]);
+
+/** A column of values whose JSON text is rendered on first use (per `dateformat`) and then reused. */
+export class JsonColumn {
+  private readonly rendered = new Map<string, RenderedColumn>();
+
+  /** `values` and `kind` as in a `Field`; never mutated afterwards (the rendered text must stay true). */
+  constructor(
+    readonly values: readonly unknown[],
+    readonly kind: FieldKind,
+  ) {}
+
+  /**
+   * The bytes of the JSON array of the given rows (all, in order, when `rows` is null), with `format`
+   * giving the printed values of the whole column for a `dateformat` key.
+   */
+  arrayBytes(
+    rows: Int32Array | null,
+    formatKey: string,
+    format: (values: readonly unknown[]) => readonly unknown[],
+  ): Buffer {
+    let column = this.rendered.get(formatKey);
+    if (column === undefined) {
+      column = { bytes: Buffer.from(JSON.stringify(format(this.values)), 'utf8'), starts: undefined };
+      this.rendered.set(formatKey, column);
+    }
+    if (rows === null) return column.bytes;
+    column.starts ??= valueStarts(column.bytes, this.values.length);
+    return pick(column.bytes, column.starts, rows);
+  }
+}
+
+/**
+ * Where each value of a JSON array starts, plus one past the closing bracket: value i spans
+ * `[starts[i], starts[i + 1] - 1)` (the byte before the next start is its comma, or the final `]`).
+ */
+function valueStarts(bytes: Buffer, count: number): Uint32Array {
+  const starts = new Uint32Array(count + 1);
+  let n = 0;
+  if (count > 0) starts[n++] = 1;
+  let depth = 0;
+  let inString = false;
+  const end = bytes.length - 1;
+  for (let i = 1; i < end; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (OPEN.has(b)) depth++;
+    else if (CLOSE.has(b)) depth--;
+    else if (b === COMMA && depth === 0) starts[n++] = i + 1;
+  }
+  starts[n++] = bytes.length;
+  if (n !== count + 1) throw new Error(`JSON column has ${n - 1} values, expected ${count}`);
+  return starts;
+}
+
+/** The JSON array of the chosen values, copying runs of consecutive rows at once. */
+function pick(bytes: Buffer, starts: Uint32Array, rows: Int32Array): Buffer {
+  let size = 2 + Math.max(0, rows.length - 1);
+  for (let i = 0; i < rows.length; i++) size += starts[rows[i]! + 1]! - 1 - starts[rows[i]!]!;
+  const out = Buffer.allocUnsafe(size);
+  out[0] = 0x5b;
+  let at = 1;
+  let i = 0;
+  while (i < rows.length) {
+    let j = i;
+    while (j + 1 < rows.length && rows[j + 1] === rows[j]! + 1) j++;
+    if (i > 0) out[at++] = COMMA;
+    at += bytes.copy(out, at, starts[rows[i]!]!, starts[rows[j]! + 1]! - 1);
+    i = j + 1;
+  }
+  out[at] = 0x5d;
+  return out;
+}
