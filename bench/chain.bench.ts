@@ -21,12 +21,11 @@ import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { openStore, type Store } from '../src/store-api.js';
+import { ensureBuilt } from '../test/helpers/build.js';
 import {
   type BenchContext,
   defineBenchmark,
   ratioRow,
-  rssMb,
-  rssPeakMb,
   summarise,
   type Timing,
   timeIt,
@@ -262,8 +261,6 @@ const CURRENT_CHAINS: readonly [string, string][] = [
   ['2020-03-17T10:00:00-04:00', '/v1/options/chain/SPY/?mode=historical&expiration=all'],
   ['2020-09-01T12:00:00-04:00', '/v1/options/chain/AAPL/?expiration=all'],
 ];
-const MEMORY_FLAG = '--memory-series';
-
 const chainPath = (symbol: string, session: string, all: boolean) =>
   `/v1/options/chain/${symbol}/?date=${session}${all ? '&expiration=all' : ''}`;
 
@@ -302,51 +299,48 @@ async function answer(store: Store, path: string, now = NOW, allowNoData = false
 
 type SeriesKind = 'dated' | 'current' | 'raw';
 type MemoryFigures = { peakMb: number; openMb: number };
+type MemoryJob =
+  | { kind: 'store'; dir: string; requests: [now: string, path: string, allowNoData: boolean][] }
+  | { kind: 'raw'; statements: string[] };
 
 /**
- * One memory series, run in a fresh process (only the store and its chains in it): the RSS peak while
- * answering the dated chains, or the current ones; the `raw` series runs the hand-written statement for
- * the whole chains of the dated sessions instead, as the baseline of what DuckDB alone takes.
+ * One memory series, run in a fresh process (only the store and its chains in it) on the built package
+ * under plain Node, as users run it: the RSS peak while answering the dated chains, or the current ones;
+ * the `raw` series runs the hand-written statement for the whole chains of the dated sessions instead, as
+ * the baseline of what DuckDB alone takes.
  */
 async function memorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigures> {
   if (kind === 'raw') {
     const manifest = (await readManifest(dir))!;
-    const sql = await SqlSession.open();
-    try {
-      const openMb = rssMb();
-      const { peakMb } = await rssPeakMb(async () => {
-        for (const session of MEMORY_SESSIONS)
-          for (const symbol of MEMORY_SYMBOLS.filter((s) => s !== 'SPXW'))
-            await sql.value(rawChainSql(dir, manifest, symbol, session));
-      });
-      return { peakMb, openMb };
-    } finally {
-      sql.close();
-    }
-  }
-  const store = await openStore(dir);
-  try {
-    const openMb = rssMb();
-    const { peakMb } = await rssPeakMb(async () => {
-      if (kind === 'current') {
-        for (const [now, path] of CURRENT_CHAINS) await answer(store, path, now);
-        return;
-      }
-      for (const session of MEMORY_SESSIONS)
-        for (const symbol of MEMORY_SYMBOLS)
-          for (const all of [true, false]) await answer(store, chainPath(symbol, session, all), NOW, true);
+    return forkMemoryJob({
+      kind: 'raw',
+      statements: MEMORY_SESSIONS.flatMap((session) =>
+        MEMORY_SYMBOLS.filter((s) => s !== 'SPXW').map((symbol) =>
+          rawChainSql(dir, manifest, symbol, session),
+        ),
+      ),
     });
-    return { peakMb, openMb };
-  } finally {
-    store.close();
   }
+  const requests: [string, string, boolean][] =
+    kind === 'current'
+      ? CURRENT_CHAINS.map(([now, path]) => [now, path, false])
+      : MEMORY_SESSIONS.flatMap((session) =>
+          MEMORY_SYMBOLS.flatMap((symbol) =>
+            [true, false].map((all): [string, string, boolean] => [
+              NOW,
+              chainPath(symbol, session, all),
+              true,
+            ]),
+          ),
+        );
+  return forkMemoryJob({ kind: 'store', dir, requests });
 }
 
-/** Forks this module to run {@link memorySeries} in a process of its own and waits for its figures. */
-function forkMemorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigures> {
+/** Runs a job in `memory-child.mjs` (plain Node, the built package) and waits for its figures. */
+function forkMemoryJob(job: MemoryJob): Promise<MemoryFigures> {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), [MEMORY_FLAG, kind, dir], {
-      execArgv: process.execArgv,
+    const child = fork(fileURLToPath(new URL('./memory-child.mjs', import.meta.url)), [], {
+      execArgv: [],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let result: MemoryFigures | undefined;
@@ -358,23 +352,8 @@ function forkMemorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigures>
     child.on('exit', (code) =>
       result === undefined ? reject(new Error(`memory series exited with ${code}`)) : resolve(result),
     );
+    child.send(job);
   });
-}
-
-const [flag, kind, storeDir] = process.argv.slice(2);
-if (
-  flag === MEMORY_FLAG &&
-  (kind === 'dated' || kind === 'current' || kind === 'raw') &&
-  storeDir !== undefined &&
-  process.send
-) {
-  const send = (message: unknown) => new Promise<void>((done) => process.send!(message, () => done()));
-  try {
-    await send(await memorySeries(storeDir, kind));
-  } catch (error) {
-    await send({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-  }
-  process.disconnect();
 }
 
 export default defineBenchmark({
@@ -386,10 +365,11 @@ export default defineBenchmark({
     const manifest = (await readManifest(built.dir))!;
     const rawSql = (session: string) => rawChainSql(built.dir, manifest, 'SPY', session);
 
-    ctx.log('memory series, each in a process of its own');
-    const dated = await forkMemorySeries(built.dir, 'dated');
-    const current = await forkMemorySeries(built.dir, 'current');
-    const rawSeries = await forkMemorySeries(built.dir, 'raw');
+    ctx.log('memory series, each in a process of its own on the built package');
+    await ensureBuilt();
+    const dated = await memorySeries(built.dir, 'dated');
+    const current = await memorySeries(built.dir, 'current');
+    const rawSeries = await memorySeries(built.dir, 'raw');
 
     const store = await openStore(built.dir);
     const raw = await SqlSession.open();
