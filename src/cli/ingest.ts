@@ -92,6 +92,7 @@ export function registerIngest(program: Command): void {
             rows: f.rows,
             rejected: f.rejected,
           })),
+          { uniqueKeys: staged.uniqueKeys },
         );
         committed = true;
         if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);

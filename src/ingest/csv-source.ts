@@ -45,6 +45,8 @@ export type CsvSource = {
   /** The header line (0 when the file has none: data starts on line 1). */
   readonly headerLine: number;
   readonly delimiter?: string;
+  /** The file's lines, when already being scanned (e.g. while hashing it); scanned here otherwise. */
+  readonly scan?: Promise<LineScan>;
 };
 
 /** The table side of `readCsvInto`. */
@@ -126,17 +128,32 @@ export function rawColumn(position: number): string {
 }
 
 /** Line numbers of a file: how many there are, and which are empty (DuckDB skips those silently). */
-export async function scanLines(file: string): Promise<{ lines: number; blank: number[] }> {
+export type LineScan = { readonly lines: number; readonly blank: readonly number[] };
+
+/**
+ * Scans a file's lines (`LineScan`) and its size, feeding each chunk to `hash` when given: one read of the
+ * file serves both its content hash and its line numbers.
+ */
+export async function scanLines(
+  file: string,
+  hash?: { update(chunk: Buffer): unknown },
+): Promise<LineScan & { bytes: number }> {
   const blank: number[] = [];
   let line = 1;
   let length = 0; // bytes of the current line so far
   let lastByte = -1;
+  let bytes = 0;
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    hash?.update(chunk);
+    bytes += chunk.length;
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
-      const total = length + (nl - start);
-      const endsWithCr = nl > start ? chunk[nl - 1] === 13 : lastByte === 13;
-      if (total === 0 || (total === 1 && endsWithCr)) blank.push(line);
+      // A blank line is at most a CR; anything longer is not, whatever it holds.
+      if (length + (nl - start) <= 1) {
+        const total = length + (nl - start);
+        const endsWithCr = nl > start ? chunk[nl - 1] === 13 : lastByte === 13;
+        if (total === 0 || endsWithCr) blank.push(line);
+      }
       line++;
       length = 0;
       start = nl + 1;
@@ -144,7 +161,7 @@ export async function scanLines(file: string): Promise<{ lines: number; blank: n
     length += chunk.length - start;
     if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
   }
-  return { lines: length > 0 ? line : line - 1, blank };
+  return { lines: length > 0 ? line : line - 1, blank, bytes };
 }
 
 let tableCounter = 0;
@@ -192,7 +209,7 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
       rejects_table = ${quoteLiteral(rejectsTable)}, rejects_scan = ${quoteLiteral(rejectsScan)})`;
   const outputs = Object.entries(insert.outputs);
   // Blank lines are found while DuckDB reads (they shift line numbers; DuckDB skips them silently).
-  const scan = scanLines(source.file);
+  const scan = source.scan ?? scanLines(source.file);
   scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
   await sql.run(
     `INSERT INTO ${q(insert.target)} (${outputs.map(([name]) => q(name)).join(', ')}, _reject)
@@ -221,6 +238,65 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
   }
 }
 
+/** The table side of `readCsvTyped`. */
+export type CsvTypedInsert = {
+  /** An empty table to INSERT into; it has `_line` and `_reject`. */
+  readonly target: string;
+  /** The DuckDB type each raw column `c1…cN` is read as (VARCHAR unless listed), e.g. `{ c3: 'DATE' }`. */
+  readonly types: Readonly<Record<string, string>>;
+  /** The `strptime` format of the DATE columns. */
+  readonly dateFormat?: string;
+  /** Target column → SQL over the typed raw columns (`c1…cN`); the same rules as `CsvInsert.outputs`. */
+  readonly outputs: Readonly<Record<string, string>>;
+};
+
+/**
+ * The fast read of a file expected to be clean: DuckDB parses every value straight into the type given,
+ * with no per-value SQL, and INSERTs the outputs into `insert.target` with `_line`. Returns the records
+ * read, or undefined as soon as DuckDB could not read a record (a malformed row, a value not of its type):
+ * the caller then empties the target and reads the file with `readCsvInto`, which names every problem.
+ * A type here must accept no text that the careful read's SQL would refuse or read otherwise.
+ */
+export async function readCsvTyped(
+  sql: SqlSession,
+  source: CsvSource,
+  insert: CsvTypedInsert,
+): Promise<number | undefined> {
+  const params: SqlValue[] = [];
+  const bind = (value: SqlValue): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const columns = Array.from(
+    { length: source.columns },
+    (_, i) => `${quoteLiteral(`c${i + 1}`)}: ${quoteLiteral(insert.types[`c${i + 1}`] ?? 'VARCHAR')}`,
+  );
+  const rejectsTable = tempTableName('csv_rejects');
+  const rejectsScan = tempTableName('csv_scans');
+  const skip = source.headerLine > 1 ? `skip = ${bind(source.headerLine - 1)}, ` : '';
+  const dateFormat = insert.dateFormat === undefined ? '' : `dateformat = ${bind(insert.dateFormat)}, `;
+  const outputs = Object.entries(insert.outputs);
+  const scan = source.scan ?? scanLines(source.file);
+  scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
+  try {
+    await sql.run(
+      `INSERT INTO ${q(insert.target)} (${outputs.map(([name]) => q(name)).join(', ')})
+       SELECT ${outputs.map(([, expr]) => expr).join(', ')}
+       FROM read_csv(${bind(source.file)}, ${skip}header = ${source.headerLine > 0},
+         columns = {${columns.join(', ')}}, auto_detect = false, delim = ${bind(source.delimiter ?? ',')},
+         quote = '"', escape = '"', ${dateFormat}ignore_errors = true, store_rejects = true,
+         rejects_table = ${quoteLiteral(rejectsTable)}, rejects_scan = ${quoteLiteral(rejectsScan)})`,
+      params,
+    );
+    if ((await sql.value<number>(`SELECT count(*) FROM ${q(rejectsTable)}`)) > 0) return undefined;
+    const records = await sql.value<number>(`SELECT count(*) FROM ${q(insert.target)}`);
+    await numberLines(sql, source, insert.target, records, 1, [], (await scan).blank);
+    return records;
+  } finally {
+    await sql.run(`DROP TABLE IF EXISTS ${q(rejectsTable)}; DROP TABLE IF EXISTS ${q(rejectsScan)}`);
+  }
+}
+
 function malformedReason(row: { message: string; type: string }): string {
   const counts = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(row.message);
   if (counts !== null && (row.type === 'TOO MANY COLUMNS' || row.type === 'MISSING COLUMNS')) {
@@ -245,8 +321,10 @@ async function numberLines(
   const lines = [...blank.filter((l) => l > source.headerLine), ...malformed.map((r) => r.line!)];
   const skipped = [...new Set(lines)];
   const first = source.headerLine + 1;
+  // Rowids of a table that once held rows (and had them deleted) do not start at 0.
+  const base = (await sql.value<number | null>(`SELECT min(rowid) FROM ${q(table)}`)) ?? 0;
   if (skipped.length === 0) {
-    await sql.run(`UPDATE ${q(table)} SET _line = rowid // $1 + $2`, [perRecord, first]);
+    await sql.run(`UPDATE ${q(table)} SET _line = (rowid - $1) // $2 + $3`, [base, perRecord, first]);
     return;
   }
   const skip = tempTableName('csv_skip');
@@ -257,8 +335,8 @@ async function numberLines(
       `UPDATE ${q(table)} SET _line = m.line
        FROM (SELECT r.range AS line, row_number() OVER (ORDER BY r.range) - 1 AS idx
              FROM range($1, $2) r WHERE r.range NOT IN (SELECT line FROM ${q(skip)})) m
-       WHERE m.idx = ${q(table)}.rowid // $3`,
-      [first, first + records + skipped.length, perRecord],
+       WHERE m.idx = (${q(table)}.rowid - $4) // $3`,
+      [first, first + records + skipped.length, perRecord, base],
     );
   } finally {
     await sql.run(`DROP TABLE IF EXISTS ${q(skip)}`);

@@ -5,12 +5,12 @@
  * case its rejected lines are dropped and the rejects returned for a rejects file.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { IngestError, UsageError } from '../errors.js';
 import { createStagingTableSql, TABLES, type TableName } from '../store/schema.js';
 import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
 import { createSessionsTable } from './calendar-table.js';
-import { tempTableName } from './csv-source.js';
+import { type LineScan, scanLines, tempTableName } from './csv-source.js';
 import {
   formatNamed,
   type IngestFormat,
@@ -51,26 +51,26 @@ export type StageFilesResult = {
   readonly rows: Record<TableName, number>;
   readonly rejects: readonly Reject[];
   readonly files: readonly StagedFile[];
+  /**
+   * Tables whose staged rows are known to have unique natural keys (for `WriteTransaction.commit`): quotes
+   * and what the format vouches for, when a single file staged rows into the table.
+   */
+  readonly uniqueKeys: readonly TableName[];
 };
 
 const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
-/** The SHA-256 (hex) and size of a file, and its number of lines (for a progress estimate). */
-export type FileHash = { readonly sha256: string; readonly bytes: number; readonly lines: number };
+/**
+ * The SHA-256 (hex) and size of a file, its number of lines (for a progress estimate) and its blank lines
+ * (which CSV formats need for line numbers).
+ */
+export type FileHash = LineScan & { readonly sha256: string; readonly bytes: number };
 
-/** Hashes a file (SHA-256, hex) and counts its bytes and lines. */
+/** Hashes a file (SHA-256, hex) and counts its bytes and lines, in one read. */
 export async function hashFile(file: string): Promise<FileHash> {
   const hash = createHash('sha256');
-  let bytes = 0;
-  let lines = 0;
-  let last = 10;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
-  }
-  return { sha256: hash.digest('hex'), bytes, lines: last === 10 ? lines : lines + 1 };
+  const { lines, blank, bytes } = await scanLines(file, hash);
+  return { sha256: hash.digest('hex'), bytes, lines, blank };
 }
 
 /** Creates the canonical staging tables that do not exist yet. */
@@ -130,22 +130,35 @@ export async function stageFiles<O extends StageFilesOptions>(
   const totals = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const rejects: Reject[] = [];
   const staged: StagedFile[] = [];
+  const unique = new Map<TableName, boolean>(); // per table with rows: whether one file brought them, uniquely
   let done = 0;
   for (const [i, file] of files.entries()) {
-    const perFile = Object.fromEntries(TABLE_NAMES.map((t) => [t, tempTableName(`file_${t}`)])) as Record<
-      TableName,
-      string
-    >;
+    // The first file (usually the only one) stages straight into the empty canonical tables.
+    const direct = await allEmpty(sql);
+    const perFile = Object.fromEntries(
+      TABLE_NAMES.map((t) => [t, direct ? t : tempTableName(`file_${t}`)]),
+    ) as Record<TableName, string>;
     try {
-      for (const table of TABLE_NAMES) await sql.run(createStagingTableSql(table, perFile[table]));
-      const result = await stageOne(sql, file, adapter, { ...formatOptions, tables: perFile });
+      if (!direct) {
+        await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table, perFile[table])).join('; '));
+      }
+      const result = await stageOne(sql, file, adapter, {
+        ...formatOptions,
+        tables: perFile,
+        scan: hashes[i]!,
+      });
       const description = await describe(sql, perFile);
+      const counts = await countRows(sql, perFile);
       const rows: Record<string, number> = {};
       for (const table of TABLE_NAMES) {
-        const count = await moveRows(sql, perFile[table], table);
+        const count = counts[table];
         if (count === 0) continue;
+        if (!direct) await moveRows(sql, perFile[table], table);
         rows[table] = count;
         totals[table] += count;
+        // Validation refuses duplicate quotes within a file; rows of several files may still repeat keys.
+        const vouched = table === 'option_quotes' || result.uniqueKeys.includes(table);
+        unique.set(table, !unique.has(table) && vouched);
       }
       const hash = await hashes[i]!;
       staged.push({
@@ -165,31 +178,47 @@ export async function stageFiles<O extends StageFilesOptions>(
       if (total === undefined) onProgress?.(done);
       else onProgress?.(done, total);
     } finally {
-      for (const table of TABLE_NAMES) await sql.run(`DROP TABLE IF EXISTS ${q(perFile[table])}`);
+      if (!direct)
+        await sql.run(TABLE_NAMES.map((table) => `DROP TABLE IF EXISTS ${q(perFile[table])}`).join('; '));
     }
   }
   await allHashed;
-  return { rows: totals, rejects, files: staged };
+  const uniqueKeys = [...unique].flatMap(([table, known]) => (known ? [table] : []));
+  return { rows: totals, rejects, files: staged, uniqueKeys };
+}
+
+/** Whether every canonical staging table is empty. */
+async function allEmpty(sql: SqlSession): Promise<boolean> {
+  return sql.value<boolean>(
+    `SELECT ${TABLE_NAMES.map((table) => `NOT EXISTS (SELECT 1 FROM ${q(table)})`).join(' AND ')}`,
+  );
+}
+
+/** The number of rows of each table, in one query. */
+async function countRows(
+  sql: SqlSession,
+  tables: Record<TableName, string>,
+): Promise<Record<TableName, number>> {
+  const [row] = await sql.all<Record<TableName, number>>(
+    `SELECT ${TABLE_NAMES.map((table) => `(SELECT count(*) FROM ${q(tables[table])}) AS ${q(table)}`).join(', ')}`,
+  );
+  return row!;
 }
 
 /**
- * Moves the rows of a file's table into the staging table `target` and returns their number. When the
- * target is still empty the file's table simply takes its place (no copy).
+ * Moves the rows of a file's table into the staging table `target`. When the target is still empty the
+ * file's table simply takes its place (no copy).
  */
-async function moveRows(sql: SqlSession, source: string, target: TableName): Promise<number> {
-  const count = await sql.value<number>(`SELECT count(*) FROM ${q(source)}`);
-  if (count === 0) return 0;
+async function moveRows(sql: SqlSession, source: string, target: TableName): Promise<void> {
   const columns = TABLES[target].map((c) => q(c.name)).join(', ');
-  const targetRows = await sql.value<number>(`SELECT count(*) FROM ${q(target)}`);
-  if (targetRows === 0 && (await sameColumns(sql, source, target))) {
-    await sql.run(`DROP TABLE ${q(target)}`);
-    await sql.run(`ALTER TABLE ${q(source)} RENAME TO ${q(target)}`);
+  const targetEmpty = await sql.value<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${q(target)})`);
+  if (targetEmpty && (await sameColumns(sql, source, target))) {
+    await sql.run(`DROP TABLE ${q(target)}; ALTER TABLE ${q(source)} RENAME TO ${q(target)}`);
   } else {
     await sql.run(
       `INSERT INTO ${q(target)} (${columns}, _line, _reject) SELECT ${columns}, _line, _reject FROM ${q(source)}`,
     );
   }
-  return count;
 }
 
 async function sameColumns(sql: SqlSession, a: string, b: string): Promise<boolean> {
@@ -204,12 +233,14 @@ async function stageOne(
   file: string,
   format: IngestFormat,
   options: StageOptions & { tables: Record<TableName, string> },
-): Promise<{ sourceRows: number; rejects: Reject[] }> {
+): Promise<{ sourceRows: number; rejects: Reject[]; uniqueKeys: readonly TableName[] }> {
   let sourceRows = 0;
+  let uniqueKeys: readonly TableName[] = [];
   const rejects: Reject[] = [];
   try {
     const result = await format.stage(sql, file, options);
     sourceRows = result.rows;
+    uniqueKeys = result.uniqueKeys ?? [];
     rejects.push(...result.rejects);
   } catch (error) {
     if (!(error instanceof IngestError) || !options.skipInvalid) throw error;
@@ -223,6 +254,8 @@ async function stageOne(
   const first = rejects[0];
   if (first !== undefined && !options.skipInvalid)
     throw new IngestError(first.file, first.line, first.reason);
+  // Validation reports every row with a `_reject`, so without rejects there is nothing to delete.
+  if (rejects.length === 0) return { sourceRows, rejects, uniqueKeys };
   const lines = rejects.flatMap((r) => (r.line === undefined ? [] : [r.line]));
   const rejected = tempTableName('rejected_lines');
   await sql.run(`CREATE TEMP TABLE ${q(rejected)} (line BIGINT)`);
@@ -236,7 +269,7 @@ async function stageOne(
   } finally {
     await sql.run(`DROP TABLE IF EXISTS ${q(rejected)}`);
   }
-  return { sourceRows, rejects };
+  return { sourceRows, rejects, uniqueKeys };
 }
 
 /** File-level rejects (no line) first, then by line. */

@@ -16,8 +16,11 @@ import { createSessionsTable, SESSIONS_TABLE } from './calendar-table.js';
 import { occPartsSql, tempTableName } from './csv-source.js';
 import type { Reject } from './formats/index.js';
 
-/** A rule: rows of the table for which `when` holds are refused with the SQL text `reason`. */
-type Rule = { readonly when: string; readonly reason: string };
+/**
+ * A rule: rows of the table for which `when` holds are refused with the SQL text `reason`. A rule that
+ * needs a joined row (`s`, `v`) is `joined`; the others read the row alone.
+ */
+type Rule = { readonly when: string; readonly reason: string; readonly joined?: true };
 
 const missing = (column: string): Rule => ({
   when: `t.${q(column)} IS NULL`,
@@ -28,11 +31,13 @@ const missing = (column: string): Rule => ({
 const invalidSymbol: Rule = {
   when: 'NOT v.valid',
   reason: `'invalid OCC symbol: ' || t.option_symbol`,
+  joined: true,
 };
 /** Needs `s`, the sessions row joined on the column. */
 const notASession = (column: string): Rule => ({
   when: `s.session_date IS NULL`,
   reason: `'not a session: ' || strftime(t.${q(column)}, '%Y-%m-%d')`,
+  joined: true,
 });
 const negative = (column: string): Rule => ({
   when: `t.${q(column)} < 0`,
@@ -49,6 +54,7 @@ const QUOTE_RULES: readonly Rule[] = [
   {
     when: 'v.expiration < t.session_date',
     reason: `'expired contract: expiration ' || strftime(v.expiration, '%Y-%m-%d') || ' precedes session ' || strftime(t.session_date, '%Y-%m-%d')`,
+    joined: true,
   },
   {
     when: 't.bid > t.ask',
@@ -108,6 +114,66 @@ function ruleSelect(table: string, rules: readonly Rule[], sessionColumn?: strin
           ) WHERE reason IS NOT NULL`;
 }
 
+/** One staging table to validate: its canonical name and the name of the table holding the file's rows. */
+type Target = readonly [TableName, string];
+
+/**
+ * Whether any rule would refuse any row, answered set-wise without joining rows to the sessions and
+ * symbols: the row-alone rules in one scan per table, the joined ones per distinct session date and per
+ * contract (a contract expired before the last session it is quoted on), the duplicate rule by counting
+ * distinct key hashes. Usually nothing is refused and the per-row pass (`ruleSelect`) never runs.
+ */
+async function anyRefused(
+  sql: SqlSession,
+  targets: readonly Target[],
+  quotesUnique: boolean,
+): Promise<boolean> {
+  if (!quotesUnique) return true;
+  const tests: string[] = [];
+  const symbolSources: string[] = [];
+  // A join, not a filter, on the distinct dates: DuckDB would push a filter down to every row.
+  const sessionDates = (name: string, column: string) =>
+    `(SELECT count(*) FROM (SELECT DISTINCT ${q(column)} AS d FROM ${q(name)}) x
+       LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = x.d WHERE s.session_date IS NULL) > 0`;
+  for (const [table, name] of targets) {
+    const rules =
+      table === 'option_quotes' ? QUOTE_RULES : table === 'open_interest' ? OPEN_INTEREST_RULES : [];
+    const alone = rules.filter((rule) => !rule.joined).map((rule) => rule.when);
+    tests.push(
+      `EXISTS (SELECT 1 FROM ${q(name)} t WHERE ${['t._reject IS NOT NULL', ...alone].join(' OR ')})`,
+    );
+    if (table === 'option_quotes') {
+      tests.push(sessionDates(name, 'session_date'));
+      symbolSources.push(
+        `SELECT option_symbol, max(session_date) AS last_session FROM ${q(name)} GROUP BY ALL`,
+      );
+    } else if (table === 'open_interest') {
+      tests.push(sessionDates(name, 'settled_session'));
+      symbolSources.push(`SELECT DISTINCT option_symbol, CAST(NULL AS DATE) FROM ${q(name)}`);
+    }
+  }
+  if (symbolSources.length > 0) {
+    const occ = occPartsSql('option_symbol');
+    const invalid = `NOT (regexp_full_match(option_symbol, $1) AND ${occ.expiration} IS NOT NULL AND ${occ.strike} <> 0)`;
+    const expired = `regexp_full_match(option_symbol, $1) AND ${occ.expiration} < last_session`;
+    tests.push(`(SELECT coalesce(bool_or(${invalid} OR ${expired}), false) FROM (
+        SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
+        WHERE option_symbol IS NOT NULL GROUP BY ALL))`);
+  }
+  return sql.value<boolean>(
+    `SELECT ${tests.join(' OR ')}`,
+    symbolSources.length > 0 ? [OCC_SYMBOL_SQL_REGEX] : [],
+  );
+}
+
+/** Whether the quote rows of a table have no two alike in contract and quote time. */
+async function uniqueQuoteKeys(sql: SqlSession, name: string): Promise<boolean> {
+  const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
+  // Equal keys hash alike, so as many distinct key hashes as rows rules out a duplicate; counting hashes
+  // costs less than grouping by the keys themselves, and usually no key repeats.
+  return sql.value<boolean>(`SELECT count(*) = count(DISTINCT hash(${key})) FROM ${q(name)}`);
+}
+
 /**
  * Validates the staging tables of one file (`tables` maps canonical names to the tables holding this
  * file's rows; default the canonical names) and returns the rejects, one per line, in line order. The
@@ -121,23 +187,21 @@ export async function validateStaging(
   await createSessionsTable(sql);
   const names = (Object.keys(TABLES) as TableName[]).map((table) => [table, tables[table] ?? table] as const);
   const present = await existingTables(sql);
-  const symbolTables = names
-    .filter(([table, name]) => (table === 'option_quotes' || table === 'open_interest') && present.has(name))
+  const targets = names.filter(([, name]) => present.has(name));
+  const quotes = targets.find(([table]) => table === 'option_quotes')?.[1];
+  const quotesUnique = quotes === undefined || (await uniqueQuoteKeys(sql, quotes));
+  if (!(await anyRefused(sql, targets, quotesUnique))) return [];
+  const symbolTables = targets
+    .filter(([table]) => table === 'option_quotes' || table === 'open_interest')
     .map(([, name]) => name);
   const symbols = tempTableName('symbols');
   if (symbolTables.length > 0) await createSymbolsTable(sql, symbols, symbolTables);
   const selects: string[] = [];
-  for (const [table, name] of names) {
-    if (!present.has(name)) continue;
+  for (const [table, name] of targets) {
     if (table === 'option_quotes') {
       selects.push(ruleSelect(name, QUOTE_RULES, 'session_date', symbols));
       const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
-      // Equal keys hash alike, so as many distinct key hashes as rows rules out a duplicate; counting
-      // hashes costs less than grouping by the keys themselves, and usually no key repeats.
-      const unique = await sql.value<boolean>(
-        `SELECT count(*) = count(DISTINCT hash(${key})) FROM ${q(name)}`,
-      );
-      if (!unique)
+      if (!quotesUnique)
         selects.push(
           `SELECT t._line AS line, 'duplicate row: same contract and quote time as line ' || CAST(d.first AS VARCHAR) AS reason
          FROM ${q(name)} t JOIN (

@@ -41,6 +41,15 @@ import { quoteIdentifier as q, quoteLiteral, SqlSession } from './sql.js';
 /** What an ingest reports about one source for provenance (the time is added at commit). */
 export type SourceRecord = Omit<ProvenanceEntry, 'ingestedAt'>;
 
+/** Options of `commit`. */
+export type CommitOptions = {
+  /**
+   * Staged tables whose rows are known to have unique natural keys (`TABLE_KEYS`), e.g. because ingest
+   * validation refused duplicates: the commit skips its own check for repeated keys there.
+   */
+  readonly uniqueKeys?: readonly TableName[];
+};
+
 /** The outcome of a commit. */
 export type CommitResult = {
   dataVersion: string;
@@ -52,6 +61,8 @@ export type CommitResult = {
 
 /** One partition of a staged table, and the first and last rowid of its rows there. */
 type StagedPartition = { partition: Record<string, string>; rowids: readonly [number, number] };
+
+const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
 /** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
 const GARBAGE_GRACE_MS = 10 * 60_000;
@@ -93,7 +104,7 @@ export class WriteTransaction {
       }
       const base = found ?? emptyManifest();
       const sql = await SqlSession.open();
-      for (const table of Object.keys(TABLES) as TableName[]) await sql.run(createStagingTableSql(table));
+      await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
       return new WriteTransaction(root, sql, lock, base);
     } catch (error) {
       await lock.release();
@@ -115,20 +126,24 @@ export class WriteTransaction {
    * Merges the staged rows into the store and publishes a new version. Rows whose key exists replace the
    * old ones; sources already in provenance are not recorded twice, so re-ingesting changes nothing.
    */
-  async commit(sources: readonly SourceRecord[]): Promise<CommitResult> {
+  async commit(sources: readonly SourceRecord[], options: CommitOptions = {}): Promise<CommitResult> {
     this.ensureOpen();
     try {
       await this.removeGarbage();
       crashPoint('staged');
+      const unique = new Set(options.uniqueKeys);
       await this.deriveContracts();
       const tables = structuredClone(this.base.tables);
       const rows: Partial<Record<TableName, number>> = {};
       let files = 0;
-      for (const table of Object.keys(TABLES) as TableName[]) {
-        const staged = Number(await this.sql.value(`SELECT count(*) FROM ${q(table)}`));
+      const counts = await this.sql.all<Record<TableName, number>>(
+        `SELECT ${TABLE_NAMES.map((t) => `(SELECT count(*) FROM ${q(t)}) AS ${q(t)}`).join(', ')}`,
+      );
+      for (const table of TABLE_NAMES) {
+        const staged = Number(counts[0]![table]);
         if (staged === 0) continue;
         rows[table] = staged;
-        await this.dedupeStaging(table);
+        if (!unique.has(table)) await this.dedupeStaging(table);
         for (const { partition, rowids } of await this.stagedPartitions(table)) {
           const entry = await this.writePartition(table, partition, rowids, tables[table]);
           tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));

@@ -59,8 +59,9 @@ describe('csv-source', () => {
     expect(await scanLines(await write('s1.csv', 'h\r\n1\r\n\r\n2\n\n3'))).toEqual({
       lines: 6,
       blank: [3, 5],
+      bytes: 12,
     });
-    expect(await scanLines(await write('s2.csv', 'h\n1\n'))).toEqual({ lines: 2, blank: [] });
+    expect(await scanLines(await write('s2.csv', 'h\n1\n'))).toEqual({ lines: 2, blank: [], bytes: 4 });
   });
 
   it('numbers rows by their file line around blank lines and malformed rows, and types them', async () => {

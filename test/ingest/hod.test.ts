@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../../src/errors.js';
 import { hodFormat } from '../../src/ingest/formats/hod.js';
 import { formatNamed } from '../../src/ingest/formats/index.js';
 import { stageFiles } from '../../src/ingest/ingest.js';
-import { SqlSession } from '../../src/store/sql.js';
+import { type SqlParams, SqlSession } from '../../src/store/sql.js';
 import { sharedData } from '../helpers/paths.js';
 
 const SPXW = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
@@ -198,6 +200,55 @@ describe('hod quirks', () => {
       });
     } finally {
       sql.close();
+    }
+  });
+
+  it('reads a clean file in one typed pass, and its twin that needs repairs the careful way, to the same rows', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-hod-'));
+    const lines = readFileSync(fixture('hod_l2_saturday.csv'), 'utf8').split('\n');
+    // Saturday expirations that agree with the symbol, a blank line, no final newline.
+    const clean = [lines[0], lines[1], lines[2], '', lines[4]].join('\n');
+    const repairs = clean
+      .replace('SPY,146.06,*,SPY130118C00145000,,call', ' spy ,146.06,*,spy130118c00145000,,Call')
+      .replace(',1500,120000,', ',1500.0,1.2e5,');
+    const staged = async (name: string, text: string) => {
+      const file = path.join(dir, name);
+      await fs.writeFile(file, text);
+      const sql = await SqlSession.open();
+      try {
+        const reads: string[] = [];
+        const run = sql.run.bind(sql);
+        sql.run = (text: string, params?: SqlParams) => {
+          if (text.includes('read_csv(')) reads.push(text.includes("'DECIMAL(12,2)'") ? 'typed' : 'careful');
+          return run(text, params);
+        };
+        const result = await stageFiles(sql, [file], 'hod');
+        return {
+          reads,
+          result: { rejects: result.rejects, rows: result.rows, uniqueKeys: result.uniqueKeys },
+          quotes: await sql.columns('SELECT * FROM option_quotes ORDER BY _line'),
+          openInterest: await sql.columns('SELECT * FROM open_interest ORDER BY _line'),
+        };
+      } finally {
+        sql.close();
+      }
+    };
+    try {
+      const fast = await staged('clean.csv', clean);
+      const careful = await staged('repairs.csv', repairs);
+      expect(fast.reads).toEqual(['typed']);
+      expect(careful.reads).toEqual(['typed', 'careful']);
+      expect(careful.result).toEqual(fast.result);
+      expect(careful.quotes).toEqual(fast.quotes);
+      expect(careful.openInterest).toEqual(fast.openInterest);
+      expect(fast.quotes.columns[fast.quotes.names.indexOf('_line')]).toEqual([2, 3, 5]);
+      expect(fast.result).toEqual({
+        rejects: [],
+        rows: { option_quotes: 3, open_interest: 3, contracts: 0, stock_bars: 0, splits: 0 },
+        uniqueKeys: ['option_quotes', 'open_interest'],
+      });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -135,6 +135,32 @@ describe('store commit and read', () => {
     }
   });
 
+  it('keeps the latest line of a key staged twice, and skips that check only for tables vouched unique', async () => {
+    const commit = async (duplicate: boolean, uniqueKeys?: 'option_quotes'[]) => {
+      const dir = await tempStore();
+      const tx = await WriteTransaction.begin(dir, { create: true });
+      await stageSyntheticQuotes(tx.sql, { batch: 0, sessions: 3, strikes: 10 });
+      if (duplicate) {
+        await tx.sql.run(`INSERT INTO option_quotes
+          SELECT * REPLACE (bid + 100 AS bid, 1000 AS _line) FROM option_quotes ORDER BY _line LIMIT 1`);
+      }
+      const { dataVersion } = await tx.commit([source(0)], uniqueKeys === undefined ? {} : { uniqueKeys });
+      const reader = await StoreReader.open(dir);
+      try {
+        const rows = await reader.sql.all('SELECT count(*) AS n, max(bid) AS bid FROM option_quotes');
+        return { dataVersion, rows };
+      } finally {
+        reader.close();
+      }
+    };
+    const plain = await commit(false);
+    expect(await commit(false, ['option_quotes'])).toEqual(plain);
+    expect(plain.rows).toEqual([{ n: 30, bid: 14.09 }]);
+    const twice = await commit(true);
+    expect(twice.rows).toEqual([{ n: 30, bid: expect.any(Number) }]);
+    expect(twice.rows[0]!['bid']).toBeGreaterThan(100);
+  });
+
   it('keeps a reader on its version while a writer commits, until it refreshes', async () => {
     const dir = await tempStore();
     const first = await ingest(dir, 0);

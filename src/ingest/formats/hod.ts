@@ -25,6 +25,7 @@ import { quoteIdentifier as q, quoteLiteral, type SqlSession, type SqlValue } fr
 import { insertOpenInterest, SESSIONS_TABLE } from '../calendar-table.js';
 import {
   type CsvField,
+  type CsvSource,
   columnIndex,
   decimalSql,
   greekSql,
@@ -33,6 +34,7 @@ import {
   rawColumn,
   readCsvHeader,
   readCsvInto,
+  readCsvTyped,
   remapSql,
 } from '../csv-source.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
@@ -98,6 +100,144 @@ function layoutOf(names: ReadonlySet<string>): Layout | undefined {
   return undefined;
 }
 
+/** The largest whole number a DOUBLE holds exactly: counts read as DOUBLE are exact below it. */
+const EXACT_DOUBLE_INTEGER = 2 ** 53;
+
+/** The types the clean read gives each value (see `readCsvTyped`: none accepts what the careful read refuses). */
+const CLEAN_TYPES: Readonly<Record<string, string>> = {
+  date: 'DATE',
+  expiration: 'DATE',
+  strike: 'DECIMAL(12,3)',
+  underlyingPrice: 'DECIMAL(14,4)',
+  last: 'DECIMAL(12,2)',
+  bid: 'DECIMAL(12,2)',
+  ask: 'DECIMAL(12,2)',
+  // DuckDB reads `1.5` as the BIGINT 2, so counts are read as DOUBLE and must be whole.
+  volume: 'DOUBLE',
+  oi: 'DOUBLE',
+  oiNext: 'DOUBLE',
+  iv: 'DOUBLE',
+  delta: 'DOUBLE',
+  gamma: 'DOUBLE',
+  theta: 'DOUBLE',
+  vega: 'DOUBLE',
+};
+
+/** Scratch columns of the clean read: the values that must agree with the OCC symbol, judged per contract. */
+const AGREEMENT_COLUMNS = { _expiration: 'DATE', _type: 'VARCHAR', _strike: 'DECIMAL(12,3)' } as const;
+
+/**
+ * Stages a file that needs none of the careful read's repairs or reasons, in one typed read: no value
+ * missing, malformed or of the wrong type, no text to trim or upper-case, `type` exactly call or put, the
+ * columns agreeing with each OCC symbol. Whatever falls short (checked per contract and per distinct value,
+ * not per row) leaves the tables empty and returns undefined, and the careful read stages the file instead;
+ * both give the same rows for a clean file.
+ */
+async function stageClean(
+  sql: SqlSession,
+  source: CsvSource,
+  layout: Layout,
+  positions: Readonly<Record<string, number>>,
+  options: StageOptions,
+): Promise<StageResult | undefined> {
+  const c = (key: string): string => rawColumn(positions[key]!);
+  const types: Record<string, string> = {};
+  for (const [key, type] of Object.entries(CLEAN_TYPES)) {
+    if (positions[key] !== undefined) types[`c${positions[key] + 1}`] = type;
+  }
+  const hasNext = layout.columns['oiNext'] !== undefined;
+  const count = (key: string): string =>
+    `CAST(CASE WHEN ${c(key)} = trunc(${c(key)}) AND abs(${c(key)}) < ${EXACT_DOUBLE_INTEGER} THEN ${c(key)} END AS BIGINT)`;
+  const notWhole = (key: string): string =>
+    `${c(key)} <> trunc(${c(key)}) OR abs(${c(key)}) >= ${EXACT_DOUBLE_INTEGER}`;
+  const required = ['underlying', 'symbol', 'date', 'expiration', 'type', 'strike'].map(
+    (key) => `${c(key)} IS NULL`,
+  );
+  const counts = hasNext ? ['volume', 'oi', 'oiNext'] : ['volume', 'oi'];
+  const quotes = stagingTable(options, 'option_quotes');
+  const scratch: Record<string, string> = {
+    _oi: 'BIGINT',
+    ...(hasNext ? { _oi_next: 'BIGINT' } : {}),
+    ...AGREEMENT_COLUMNS,
+  };
+  for (const [column, type] of Object.entries(scratch)) {
+    await sql.run(`ALTER TABLE ${q(quotes)} ADD COLUMN ${q(column)} ${type}`);
+  }
+  let staged = false;
+  try {
+    const records = await readCsvTyped(sql, source, {
+      target: quotes,
+      types,
+      dateFormat: '%m/%d/%Y',
+      outputs: {
+        underlying: c('underlying'),
+        option_symbol: c('symbol'),
+        session_date: c('date'),
+        bid: c('bid'),
+        ask: c('ask'),
+        last: `CASE WHEN ${c('last')} = 0 AND coalesce(${count('volume')}, 0) = 0 THEN NULL ELSE ${c('last')} END`,
+        volume: count('volume'),
+        underlying_price: c('underlyingPrice'),
+        iv: greekSql(c('iv')),
+        delta: greekSql(c('delta')),
+        gamma: greekSql(c('gamma')),
+        theta: greekSql(hasNext ? c('theta') : `${c('theta')} / 365`),
+        vega: greekSql(hasNext ? c('vega') : `${c('vega')} / 100`),
+        _oi: count('oi'),
+        ...(hasNext ? { _oi_next: count('oiNext') } : {}),
+        _expiration: c('expiration'),
+        _type: c('type'),
+        _strike: c('strike'),
+        // Only marks the row for the careful read, which gives the reason; it never reaches validation.
+        _reject: `CASE WHEN ${[...required, ...counts.map(notWhole)].join(' OR ')} THEN 'needs the careful read' END`,
+      },
+    });
+    if (records === undefined || !(await isClean(sql, quotes))) return undefined;
+    const underlying = await remapSql(sql, quotes, 'underlying', underlyingOfRoot);
+    await sql.run(
+      `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at, underlying = ${underlying.sql}
+       FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
+      underlying.params,
+    );
+    const openInterest = stagingTable(options, 'open_interest');
+    await insertOpenInterest(sql, openInterest, quotes, '_oi', 'previous');
+    if (hasNext) await insertOpenInterest(sql, openInterest, quotes, '_oi_next', 'same');
+    staged = true;
+    return { rows: records, rejects: [], ...uniqueOpenInterest(hasNext) };
+  } finally {
+    if (!staged) await sql.run(`DELETE FROM ${q(quotes)}`);
+    for (const column of Object.keys(scratch)) {
+      await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN ${q(column)}`);
+    }
+  }
+}
+
+/**
+ * Whether the clean read's rows need nothing of the careful read: no row marked, every underlying and
+ * symbol already trimmed and upper-case, and per contract the columns the careful read checks against the
+ * OCC symbol the same on every row and in agreement with it (a Saturday expiration may stand for the
+ * Friday or Thursday before). Judged on aggregates, so that DuckDB cannot push the per-contract tests
+ * down to every row.
+ */
+async function isClean(sql: SqlSession, quotes: string): Promise<boolean> {
+  const occ = occPartsSql('option_symbol');
+  const agrees = `option_symbol = upper(trim(option_symbol)) AND type IN ('call', 'put')
+    AND expiration = max_expiration AND type = max_type AND strike = max_strike
+    AND NOT coalesce(expiration <> ${occ.expiration}
+      AND NOT (isodow(expiration) = 6 AND ${occ.expiration} BETWEEN expiration - 2 AND expiration - 1), false)
+    AND NOT coalesce(type <> ${occ.side}, false)
+    AND NOT coalesce(CAST(round(strike * 1000) AS BIGINT) <> ${occ.strike}, false)`;
+  return sql.value<boolean>(
+    `SELECT (SELECT count(*) FROM ${q(quotes)} WHERE _reject IS NOT NULL) = 0
+        AND (SELECT coalesce(bool_and(underlying = upper(trim(underlying))), true)
+             FROM (SELECT DISTINCT underlying FROM ${q(quotes)}))
+        AND (SELECT coalesce(bool_and(coalesce(${agrees}, false)), true) FROM (
+               SELECT option_symbol, min(_expiration) AS expiration, max(_expiration) AS max_expiration,
+                      min(_type) AS type, max(_type) AS max_type, min(_strike) AS strike, max(_strike) AS max_strike
+               FROM ${q(quotes)} GROUP BY option_symbol))`,
+  );
+}
+
 async function stage(sql: SqlSession, file: string, options: StageOptions): Promise<StageResult> {
   const header = await readCsvHeader(file);
   const lower = { names: header.names.map((n) => n.toLowerCase()), line: header.line };
@@ -112,6 +252,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
   }
   const raw: Record<string, string> = {};
   const label: Record<string, string> = {};
+  const positions: Record<string, number> = {};
   for (const [key, column] of Object.entries(layout.columns)) {
     const position = index.get(column);
     if (position === undefined) {
@@ -119,7 +260,16 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     }
     raw[key] = rawColumn(position);
     label[key] = header.names[position]!;
+    positions[key] = position;
   }
+  const source: CsvSource = {
+    file,
+    columns: header.names.length,
+    headerLine: header.line,
+    ...(options.scan === undefined ? {} : { scan: options.scan }),
+  };
+  const quick = await stageClean(sql, source, layout, positions, options);
+  if (quick !== undefined) return quick;
   const field = (
     name: string,
     key: string,
@@ -200,7 +350,6 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
       reason: `${bind(`${label['strike']} `)} || ${raw['strike']} || ' disagrees with OCC symbol ' || symbol`,
     },
   ];
-  const source = { file, columns: header.names.length, headerLine: header.line };
   const quotes = stagingTable(options, 'option_quotes');
   const hasNext = layout.columns['oiNext'] !== undefined;
   // Open interest rides along in scratch columns: one INSERT cannot fill two tables, and a second read
@@ -242,11 +391,24 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     const openInterest = stagingTable(options, 'open_interest');
     await insertOpenInterest(sql, openInterest, quotes, '_oi', 'previous');
     if (hasNext) await insertOpenInterest(sql, openInterest, quotes, '_oi_next', 'same');
-    return { rows: read.records + read.malformed.length, rejects: read.malformed };
+    return {
+      rows: read.records + read.malformed.length,
+      rejects: read.malformed,
+      ...uniqueOpenInterest(hasNext),
+    };
   } finally {
     for (const column of scratch)
       await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(column)}`);
   }
+}
+
+/**
+ * L2 files print one OI figure per quote row, settled the session before the row's: with one end-of-day
+ * quote per contract and session (duplicates are refused), one figure per contract and settled session.
+ * L3 rows print two, and the next row repeats one of them.
+ */
+function uniqueOpenInterest(hasNext: boolean): Pick<StageResult, 'uniqueKeys'> {
+  return hasNext ? {} : { uniqueKeys: ['open_interest'] };
 }
 
 /** HistoricalOptionData L2/L3 end-of-day option files. */

@@ -5,6 +5,7 @@
  */
 import type { TableName } from '../../store/schema.js';
 import type { SqlSession } from '../../store/sql.js';
+import type { LineScan } from '../csv-source.js';
 import { candlesFormat } from './candles.js';
 import { arrowFormat, parquetFormat } from './canonical.js';
 import { cboeEodFormat } from './cboe-eod.js';
@@ -30,13 +31,23 @@ export type StageOptions = {
   readonly mapping?: string;
   /** Keep going past a bad row or body: report it as a reject instead of failing. */
   readonly skipInvalid?: boolean;
+  /** The file's lines, when the caller is already scanning them (e.g. while hashing the file). */
+  readonly scan?: Promise<LineScan>;
 };
 
 /**
  * What a format reports for one file: the source records it read (malformed ones included) and the rejects
  * that have no row in staging (malformed lines, file-level problems); rows' own problems go in `_reject`.
  */
-export type StageResult = { readonly rows: number; readonly rejects: readonly Reject[] };
+export type StageResult = {
+  readonly rows: number;
+  readonly rejects: readonly Reject[];
+  /**
+   * Tables whose rows from this file have unique natural keys once validation has refused duplicate quotes
+   * (e.g. open interest that is one figure per quote row); the commit then need not check them.
+   */
+  readonly uniqueKeys?: readonly TableName[];
+};
 
 /** One source format: its CLI name, a one-line description, and the function that stages a file. */
 export type IngestFormat = {
