@@ -27,7 +27,7 @@ import {
   readManifest,
   writeManifest,
 } from './manifest.js';
-import { fsyncFile, PARQUET_OPTIONS, readParquetSql, sha256File } from './parquet.js';
+import { fsyncFile, parquetOptions, readParquetSql, sha256File } from './parquet.js';
 import {
   createStagingTableSql,
   TABLE_KEYS,
@@ -332,7 +332,7 @@ export class WriteTransaction {
     const rows = Number(
       await this.sql.value(`
         COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})
-        TO ${quoteLiteral(temp)} (${PARQUET_OPTIONS})`),
+        TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
     );
     await fsyncFile(temp);
     const sha256 = await sha256File(temp);
