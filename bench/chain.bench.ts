@@ -5,7 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -22,14 +22,7 @@ import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { openStore, type Store } from '../src/store-api.js';
 import { ensureBuilt } from '../test/helpers/build.js';
-import {
-  type BenchContext,
-  defineBenchmark,
-  ratioRow,
-  summarise,
-  type Timing,
-  timeIt,
-} from './lib.js';
+import { type BenchContext, defineBenchmark, ratioRow, summarise, type Timing, timeIt } from './lib.js';
 
 /** Years of the generated market, one commit each (keeps the writer's memory small). */
 const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
@@ -80,10 +73,32 @@ async function sharedBars(ctx: BenchContext, file: string): Promise<DailyBar[]> 
 async function storePlan(ctx: BenchContext): Promise<{ options: GeneratorOptions; digest: string }[]> {
   const spy = await sharedBars(ctx, 'lean_daily_spy_raw_19980102_20210331.csv');
   const aapl = await sharedBars(ctx, 'lean_daily_aapl_raw_19980102_20210331.csv');
+  const code = await codeDigest(ctx);
   return YEARS.map((year) => {
     const options = yearOptions(year, spy, aapl);
-    return { options, digest: createHash('sha256').update(JSON.stringify(options)).digest('hex') };
+    return {
+      options,
+      digest: createHash('sha256').update(code).update(JSON.stringify(options)).digest('hex'),
+    };
   });
+}
+
+/** Source folders whose code decides the cached store's bytes: a change to them rebuilds it. */
+const STORE_CODE = [
+  ['src', 'ingest', 'generator'],
+  ['src', 'store'],
+] as const;
+
+/** A digest of the generator's and the store writer's sources. */
+async function codeDigest(ctx: BenchContext): Promise<string> {
+  const hash = createHash('sha256');
+  for (const folder of STORE_CODE) {
+    const dir = join(ctx.repoRoot, ...folder);
+    for (const name of (await readdir(dir)).filter((n) => n.endsWith('.ts')).sort()) {
+      hash.update(name).update(await readFile(join(dir, name)));
+    }
+  }
+  return hash.digest('hex');
 }
 
 /**

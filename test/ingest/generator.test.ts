@@ -11,6 +11,8 @@ import {
   simulateDailyBars,
   type UnderlyingSpec,
 } from '../../src/ingest/generator/index.js';
+import { intradayPath, minuteBarsText, type SessionPins } from '../../src/ingest/generator/minutes.js';
+import { createRandom } from '../../src/ingest/generator/random.js';
 import {
   classifyExpiration,
   etMidnightSeconds,
@@ -501,6 +503,70 @@ describe('generateMarket failures', () => {
     } finally {
       sql.close();
     }
+  });
+});
+
+describe('minute bars of one session', () => {
+  const numbers = (text: string) => text.split(',').map(Number);
+  const bars = (day: SessionPins) => {
+    const path = intradayPath(day, createRandom(1, 'path'));
+    const text = minuteBarsText(day, path, createRandom(1, 'bars'));
+    return {
+      path,
+      points: numbers(text.path),
+      high: numbers(text.high),
+      low: numbers(text.low),
+      volume: numbers(text.volume),
+    };
+  };
+  const day: SessionPins = {
+    open: 2_501_200,
+    high: 2_532_900,
+    low: 2_488_100,
+    close: 2_519_400,
+    volume: 84_000_000,
+    minutes: 390,
+    highAt: 250,
+    lowAt: 40,
+  };
+
+  it('pins the open, low, high and close, keeps every point in range and sums the volume exactly', () => {
+    const { path, points, high, low, volume } = bars(day);
+    expect(points).toEqual(Array.from(path));
+    expect([points[0], points[40], points[250], points[390], points.length]).toEqual([
+      day.open,
+      day.low,
+      day.high,
+      day.close,
+      391,
+    ]);
+    expect(
+      points.filter(
+        (p) => p < day.low || p > day.high || (p % 100 !== 0 && p !== day.open && p !== day.close),
+      ),
+    ).toEqual([]);
+    const inside = high.every(
+      (h, i) =>
+        h <= day.high &&
+        h >= Math.max(points[i]!, points[i + 1]!) &&
+        low[i]! >= day.low &&
+        low[i]! <= Math.min(points[i]!, points[i + 1]!),
+    );
+    expect(inside).toBe(true);
+    expect(volume.reduce((a, b) => a + b, 0)).toBe(day.volume);
+    expect(volume.every((v) => Number.isInteger(v) && v >= 0)).toBe(true);
+  });
+
+  it('splits a volume past 2^31 exactly, and an early close into 210 minutes', () => {
+    const big = bars({ ...day, volume: 3_000_000_000_123 });
+    expect(big.volume.reduce((a, b) => a + b, 0)).toBe(3_000_000_000_123);
+    const short = bars({ ...day, minutes: 210, highAt: 200, lowAt: 3 });
+    expect([short.points.length, short.volume.length, short.points[200], short.points[3]]).toEqual([
+      211,
+      210,
+      day.high,
+      day.low,
+    ]);
   });
 });
 

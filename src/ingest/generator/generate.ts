@@ -1,8 +1,8 @@
 /**
  * `generateMarket`: a deterministic synthetic options market written into the store's staging tables.
- * The JS half computes the small things (underlying paths and volatility, listings, strike ladders) and
- * appends them as work tables; the SQL half (statements.ts) expands them into option snapshots, open
- * interest and stock bars in a few set-based statements.
+ * The JS half computes the small and the sequential things (underlying paths, minute bars, volatility,
+ * listings, strike ladders) and appends them as work tables; the SQL half (statements.ts) expands them
+ * into option snapshots, open interest and stock bars in a few set-based statements.
  */
 import { z } from 'zod';
 import { UsageError } from '../../errors.js';
@@ -26,6 +26,7 @@ import {
   type ScheduledExpiration,
   scheduleExpirations,
 } from './listings.js';
+import { intradayPath, minuteBarsText, type SessionPins } from './minutes.js';
 import {
   DEFAULT_LISTING,
   DEFAULT_PRICING,
@@ -43,18 +44,17 @@ import { type DailyBar, loadLeanDailyBars, simulateDailyBars } from './series.js
 import {
   contractRowsSql,
   contractSessionsSql,
+  copyMinuteBarsSql,
   dailyBarsSql,
   expirationSnapshotsSql,
   type GreeksMode,
   minuteBarsSql,
   openInterestSql,
-  pathSql,
   quotesSql,
   SIZES,
   snapSql,
   WORK,
   WORK_TABLES,
-  walkSql,
 } from './statements.js';
 
 /** Where an underlying's daily bars come from. */
@@ -226,6 +226,9 @@ const optionsSchema = z
 /** Sessions of history simulated before `from` (volatility warm-up and listings made before the range). */
 const SIMULATED_WARMUP_SESSIONS = 130;
 const INTRADAY_SNAP = 0;
+/** Prices are carried in 1/10000 dollars, the store's precision. */
+const UNITS = 10_000;
+const toUnits = (price: number) => Math.round(price * UNITS);
 const EOD_SNAP = 1;
 
 /**
@@ -241,53 +244,68 @@ export async function generateMarket(sql: SqlSession, options: GeneratorOptions)
       .join('; ');
     throw new UsageError(`invalid generator options: ${detail}`);
   }
-  return fill(sql, await planMarket(parsed.data as GeneratorOptions));
+  const valid = parsed.data as GeneratorOptions;
+  return fill(sql, valid, await planTimeline(valid));
 }
 
 /**
- * Runs the SQL half in one transaction (unless the caller already holds one), so a failure leaves the
- * staging tables as they were.
+ * Runs the SQL half. The work tables are built and committed first, since DuckDB scans a table written
+ * in the open transaction on one thread; the minute bars are expanded while the JS half plans the
+ * listings. The staging inserts then run in one transaction (unless the caller already holds one), so a
+ * failure leaves the staging tables as they were.
  */
-async function fill(sql: SqlSession, plan: MarketPlan): Promise<GeneratorSummary> {
+async function fill(
+  sql: SqlSession,
+  options: GeneratorOptions,
+  timeline: TimelinePlan,
+): Promise<GeneratorSummary> {
   const before = await countRows(sql);
-  const params = { seed: plan.seed };
-  const intraday = plan.snapshots.includes(INTRADAY_SNAP);
-  const own = await sql.run('BEGIN TRANSACTION').then(
-    () => true,
-    () => false,
-  );
+  const params = { seed: options.seed };
+  const snapshots = [
+    ...new Set((options.snapshots ?? ['eod']).map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP))),
+  ].sort();
+  const minuteBars = options.minuteBars ?? false;
+  let expanding: Promise<void> | undefined;
   try {
     await dropWork(sql);
-    await createWorkTables(sql, plan);
-    if (intraday || plan.minuteBars) {
-      await sql.run(walkSql(), params);
-      await sql.run(pathSql());
-    }
-    await sql.run(snapSql(intraday, { decay: EWMA_DECAY, weight: REALISED_WEIGHT, premium: VOL_PREMIUM }));
+    await createWorkTables(sql, timeline.tables);
+    // No bound parameter, so DuckDB runs it in one call on its own thread while the listings are planned.
+    if (minuteBars) expanding = sql.run(minuteBarsSql());
+    const listings = planListings(options, timeline);
+    await expanding;
+    expanding = undefined;
+    await createWorkTables(sql, listings.tables);
+    await sql.run(
+      snapSql(snapshots.includes(INTRADAY_SNAP), {
+        decay: EWMA_DECAY,
+        weight: REALISED_WEIGHT,
+        premium: VOL_PREMIUM,
+      }),
+    );
     await sql.run(expirationSnapshotsSql(TERM_REVERSION));
     await sql.run(contractRowsSql());
     await sql.run(contractSessionsSql(), params);
-    await sql.run(openInterestSql('open_interest'));
-    await sql.run(
-      quotesSql('option_quotes', {
-        snaps: plan.snapshots,
-        intradayMaxDte: plan.intradayMaxDte,
-        greeks: plan.greeks,
-      }),
-      params,
-    );
-    await sql.run(dailyBarsSql('stock_bars'));
-    if (plan.minuteBars) await sql.run(minuteBarsSql('stock_bars'), params);
-    const splits = await insertSplits(sql, plan.splits);
     const contracts = await sql.value<number>(
       `SELECT count(DISTINCT call_symbol) + count(DISTINCT put_symbol) FROM ${WORK.contracts}`,
     );
-    await dropWork(sql);
-    if (own) await sql.run('COMMIT');
+    const splits = await inTransaction(sql, async () => {
+      await sql.run(openInterestSql('open_interest'));
+      await sql.run(
+        quotesSql('option_quotes', {
+          snaps: snapshots,
+          intradayMaxDte: options.intradayMaxDte ?? null,
+          greeks: options.greeks ?? 'all',
+        }),
+        params,
+      );
+      await sql.run(dailyBarsSql('stock_bars'));
+      if (minuteBars) await sql.run(copyMinuteBarsSql('stock_bars'));
+      return insertSplits(sql, listings.splits);
+    });
     const after = await countRows(sql);
     return {
-      sessions: plan.sessionCount,
-      expirations: plan.expirationCount,
+      sessions: timeline.toIndex - timeline.fromIndex + 1,
+      expirations: listings.expirationCount,
       contracts: Number(contracts),
       optionRows: after.optionRows - before.optionRows,
       openInterestRows: after.openInterestRows - before.openInterestRows,
@@ -295,26 +313,47 @@ async function fill(sql: SqlSession, plan: MarketPlan): Promise<GeneratorSummary
       minuteBars: after.minuteBars - before.minuteBars,
       splits,
     };
+  } finally {
+    await expanding?.catch(() => undefined);
+    await dropWork(sql).catch(() => undefined);
+  }
+}
+
+/** Runs `body` in a transaction of its own, or in the caller's when one is already open. */
+async function inTransaction<T>(sql: SqlSession, body: () => Promise<T>): Promise<T> {
+  const own = await sql.run('BEGIN TRANSACTION').then(
+    () => true,
+    () => false,
+  );
+  try {
+    const result = await body();
+    if (own) await sql.run('COMMIT');
+    return result;
   } catch (error) {
     if (own) await sql.run('ROLLBACK');
-    else await dropWork(sql).catch(() => undefined);
     throw error;
   }
 }
 
 type Columns = unknown[][];
 
-/** The work tables' rows, column by column, and the figures the SQL half needs. */
-type MarketPlan = {
-  seed: number;
-  greeks: GreeksMode;
-  intradayMaxDte: number | null;
-  sessionCount: number;
+type WorkTable = keyof typeof WORK_TABLES;
+
+/** The timeline and the underlying series, with the work tables they fill (sessions, days, minutes). */
+type TimelinePlan = Timeline & {
+  timelineStart: string;
+  sources: Series[];
+  pidOf: ReadonlyMap<string, number>;
+  barsByPid: DailyBar[][];
+  intradayShare: ReadonlyMap<number, number>;
+  tables: Partial<Record<WorkTable, Columns>>;
+};
+
+/** The listings and contracts, with the work tables they fill, and the splits to record. */
+type ListingsPlan = {
   expirationCount: number;
-  snapshots: number[];
-  minuteBars: boolean;
   splits: { symbol: string; exDate: string; ratio: number }[];
-  tables: Record<keyof typeof WORK_TABLES, Columns>;
+  tables: Partial<Record<WorkTable, Columns>>;
 };
 
 type Series = { symbol: string; bars: readonly DailyBar[] };
@@ -349,8 +388,11 @@ async function resolveSeries(
   }
 }
 
-/** Everything the JS half decides: the timeline, paths, volatility, listings and contracts. */
-async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
+/**
+ * The first thing the JS half decides: the session timeline, the underlying series on it, and the
+ * intraday paths (the 15:45 price of each session and, when asked, the minute bars).
+ */
+async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
   let from: string;
   let to: string;
   try {
@@ -384,22 +426,16 @@ async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
   const sid = (index: number) => index - fromIndex + 1;
 
   const barsByPid = sources.map((source) => alignBars(source, dates, indexOf));
-
-  const tables: MarketPlan['tables'] = {
-    sessions: columns(9),
-    days: columns(9),
-    udays: columns(10),
-    underlyings: columns(13),
-    expirations: columns(7),
-    contracts: columns(15),
-  };
+  const tables = { sessions: columns(9), days: columns(8), minutes: columns(9) };
 
   const minuteCount = new Map<number, number>();
+  const openSeconds = new Map<number, number>();
   for (let index = fromIndex - 1; index <= toIndex; index++) {
     const date = dates[index]!;
     const open = sessionOpenSeconds(date);
     const minutes = (sessionCloseSeconds(date) - open) / 60;
     minuteCount.set(index, minutes);
+    openSeconds.set(index, open);
     push(
       tables.sessions,
       sid(index),
@@ -420,22 +456,106 @@ async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
   for (let index = fromIndex; index <= toIndex; index++)
     intradayShare.set(index, 0.8 + 0.15 * shareRandom.next());
 
+  // Minute bars are written for every underlying that has stock bars (not an index), in its own units.
+  const barUnderlyings = options.minuteBars
+    ? options.underlyings
+        .filter((spec) => spec.style !== 'index')
+        .map((spec) => {
+          const derived = spec.series.kind === 'derived' ? spec.series : undefined;
+          return {
+            symbol: spec.symbol,
+            pid: pidOf.get(derived?.from ?? spec.symbol)!,
+            factor: derived?.factor ?? 1,
+          };
+        })
+    : [];
   barsByPid.forEach((bars, pid) => {
-    const random = createRandom(options.seed, 'minute-pins', sources[pid]!.symbol);
+    const symbol = sources[pid]!.symbol;
+    const pins = createRandom(options.seed, 'minute-pins', symbol);
+    const walk = createRandom(options.seed, 'minute-path', symbol);
+    const excursions = createRandom(options.seed, 'minute-bars', symbol);
+    const writers = barUnderlyings.filter((u) => u.pid === pid);
     for (let index = fromIndex; index <= toIndex; index++) {
       const bar = bars[index]!;
       const n = minuteCount.get(index)!;
-      const th = 1 + random.int(n - 1);
-      let tl = 1 + random.int(n - 2);
-      if (tl >= th) tl++;
-      push(tables.days, pid, sid(index), bar.open, bar.high, bar.low, bar.close, bar.volume, th, tl);
+      const highAt = 1 + pins.int(n - 1);
+      let lowAt = 1 + pins.int(n - 2);
+      if (lowAt >= highAt) lowAt++;
+      const day: SessionPins = {
+        open: toUnits(bar.open),
+        high: toUnits(bar.high),
+        low: toUnits(bar.low),
+        close: toUnits(bar.close),
+        volume: bar.volume,
+        minutes: n,
+        highAt,
+        lowAt,
+      };
+      const path = intradayPath(day, walk);
+      push(
+        tables.days,
+        pid,
+        sid(index),
+        day.open / UNITS,
+        day.high / UNITS,
+        day.low / UNITS,
+        day.close / UNITS,
+        day.volume,
+        path[n - 15]! / UNITS,
+      );
+      if (writers.length === 0) continue;
+      const minutes = minuteBarsText(day, path, excursions);
+      for (const writer of writers) {
+        push(
+          tables.minutes,
+          writer.symbol,
+          dates[index],
+          openSeconds.get(index),
+          writer.factor,
+          n,
+          minutes.path,
+          minutes.high,
+          minutes.low,
+          minutes.volume,
+        );
+      }
     }
   });
 
+  return {
+    dates,
+    indexOf,
+    fromIndex,
+    toIndex,
+    from,
+    to,
+    timelineStart,
+    sources,
+    pidOf,
+    barsByPid,
+    intradayShare,
+    tables,
+  };
+}
+
+/**
+ * The rest of the JS half: each underlying's state (closes, volatility), its expirations and strike
+ * ladders, and the contracts (with their open-interest levels) in the work tables' shape.
+ */
+function planListings(options: GeneratorOptions, timeline: TimelinePlan): ListingsPlan {
+  const { dates, indexOf, fromIndex, toIndex, from, to, timelineStart, pidOf, barsByPid, intradayShare } =
+    timeline;
+  const sid = (index: number) => index - fromIndex + 1;
+  const tables = {
+    udays: columns(10),
+    underlyings: columns(13),
+    expirations: columns(7),
+    contracts: columns(14),
+  };
   const rate = options.rate ?? 0.015;
-  const splitRows: MarketPlan['splits'] = [];
+  const splitRows: ListingsPlan['splits'] = [];
   const counters = { eid: 0, cid: 0 };
-  const timeline: Timeline = { dates, indexOf, fromIndex, toIndex, from, to };
+  const days = Int32Array.from(dates, dayNumber);
   options.underlyings.forEach((spec, uid) => {
     const pricing: PricingParams = { ...DEFAULT_PRICING[spec.style], ...spec.pricing };
     const plan: ListingPlan = { ...DEFAULT_LISTING[spec.style], ...spec.listing };
@@ -500,7 +620,7 @@ async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
     const ladderInputs: LadderInputs = {
       style: spec.style,
       plan,
-      days: Int32Array.from(dates, dayNumber),
+      days,
       previousClose,
       previousVol,
       splits,
@@ -511,19 +631,7 @@ async function planMarket(options: GeneratorOptions): Promise<MarketPlan> {
       listContracts(timeline, tables, counters, { uid, expiration, ladderInputs, pricing, random });
     }
   });
-
-  const snapshots = options.snapshots ?? ['eod'];
-  return {
-    seed: options.seed,
-    greeks: options.greeks ?? 'all',
-    intradayMaxDte: options.intradayMaxDte ?? null,
-    sessionCount: toIndex - fromIndex + 1,
-    expirationCount: counters.eid,
-    snapshots: [...new Set(snapshots.map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP)))].sort(),
-    minuteBars: options.minuteBars ?? false,
-    splits: splitRows,
-    tables,
-  };
+  return { expirationCount: counters.eid, splits: splitRows, tables };
 }
 
 /** The session timeline of a run: dates, their indexes, and where [from, to] sits on it. */
@@ -542,7 +650,7 @@ type Timeline = {
  */
 function listContracts(
   timeline: Timeline,
-  tables: MarketPlan['tables'],
+  tables: Record<'expirations' | 'contracts', Columns>,
   counters: { eid: number; cid: number },
   item: {
     uid: number;
@@ -562,6 +670,13 @@ function listContracts(
   const ladder = buildLadder(ladderInputs, expiration.expiration, startIndex, endIndex);
   const rowsBefore = tables.contracts[0]!.length;
   let firstSidOfExpiration = Number.POSITIVE_INFINITY;
+  // Root and date are checked once; the strikes come from the ladder as whole thousandths.
+  const stem = formatOccSymbol({
+    root: expiration.root,
+    expirationDate: expiration.expiration,
+    side: 'call',
+    strike: 1,
+  }).slice(0, -9);
   for (const strike of ladder) {
     const firstQuote = Math.max(strike.listedIndex, fromIndex);
     if (firstQuote > endIndex) continue;
@@ -577,29 +692,26 @@ function listContracts(
       Math.exp(-0.5 * moneyness * moneyness);
     const callLevel = weight * (0.4 + 1.2 * random.next());
     const putLevel = weight * (0.4 + 1.2 * random.next());
-    strike.segments.forEach((segment, j) => {
+    for (let j = 0; j < strike.segments.length; j++) {
+      const segment = strike.segments[j]!;
       const next = strike.segments[j + 1];
       const segmentStart = Math.max(segment.fromIndex, firstQuote);
       const segmentEnd = next === undefined ? endIndex : next.fromIndex - 1;
-      if (segmentStart > segmentEnd) return;
+      if (segmentStart > segmentEnd) continue;
       let multiplier = 1;
-      for (const later of strike.segments.slice(j + 1)) multiplier *= splits.get(later.fromIndex) ?? 1;
+      for (let k = j + 1; k < strike.segments.length; k++) {
+        multiplier *= splits.get(strike.segments[k]!.fromIndex) ?? 1;
+      }
       firstSidOfExpiration = Math.min(firstSidOfExpiration, sid(segmentStart));
       const strikeDollars = segment.strikeThousandths / 1000;
-      const symbol = (side: 'call' | 'put') =>
-        formatOccSymbol({
-          root: expiration.root,
-          expirationDate: expiration.expiration,
-          side,
-          strike: strikeDollars,
-        });
+      const digits = String(segment.strikeThousandths).padStart(8, '0');
       push(
         tables.contracts,
         tables.contracts[0]!.length,
         counters.cid,
         counters.eid,
-        symbol('call'),
-        symbol('put'),
+        `${stem}C${digits}`,
+        `${stem}P${digits}`,
         strikeDollars,
         Math.log(strikeDollars),
         sid(segmentStart),
@@ -610,7 +722,7 @@ function listContracts(
         multiplier,
         trailing && next === undefined,
       );
-    });
+    }
     counters.cid++;
   }
   if (tables.contracts[0]!.length === rowsBefore) return;
@@ -685,10 +797,10 @@ function firstIndexOnOrAfter(dates: readonly string[], date: string): number {
   return low;
 }
 
-async function createWorkTables(sql: SqlSession, plan: MarketPlan): Promise<void> {
-  for (const key of Object.keys(WORK_TABLES) as (keyof typeof WORK_TABLES)[]) {
+async function createWorkTables(sql: SqlSession, tables: Partial<Record<WorkTable, Columns>>): Promise<void> {
+  for (const [key, rows] of Object.entries(tables) as [WorkTable, Columns][]) {
     await sql.run(`CREATE TEMP TABLE ${WORK[key]} (${WORK_TABLES[key]})`);
-    await sql.append(WORK[key], plan.tables[key]);
+    await sql.append(WORK[key], rows);
   }
 }
 
@@ -708,7 +820,7 @@ async function countRows(
   return { optionRows: Number(o), openInterestRows: Number(i), dailyBars: Number(d), minuteBars: Number(m) };
 }
 
-async function insertSplits(sql: SqlSession, splits: MarketPlan['splits']): Promise<number> {
+async function insertSplits(sql: SqlSession, splits: ListingsPlan['splits']): Promise<number> {
   if (splits.length === 0) return 0;
   const exists = await sql.value<number>(
     "SELECT count(*) FROM information_schema.tables WHERE table_name = 'splits' AND table_schema <> 'temp'",
