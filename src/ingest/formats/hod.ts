@@ -103,6 +103,28 @@ function layoutOf(names: ReadonlySet<string>): Layout | undefined {
 /** The largest whole number a DOUBLE holds exactly: counts read as DOUBLE are exact below it. */
 const EXACT_DOUBLE_INTEGER = 2 ** 53;
 
+/**
+ * The last steps of both reads of a file's quotes: one pass stamps the end-of-day instants and maps the
+ * underlying (rows off the calendar are refused later), then the open interest the rows print is derived:
+ * settled from the session before D, and in L3 also from D (`T1OpenInterest`).
+ */
+async function stampAndDeriveOpenInterest(
+  sql: SqlSession,
+  quotes: string,
+  options: StageOptions,
+  hasNext: boolean,
+): Promise<void> {
+  const underlying = await remapSql(sql, quotes, 'underlying', underlyingOfRoot);
+  await sql.run(
+    `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at, underlying = ${underlying.sql}
+       FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
+    underlying.params,
+  );
+  const openInterest = stagingTable(options, 'open_interest');
+  await insertOpenInterest(sql, openInterest, quotes, '_oi', 'previous');
+  if (hasNext) await insertOpenInterest(sql, openInterest, quotes, '_oi_next', 'same');
+}
+
 /** The types the clean read gives each value (see `readCsvTyped`: none accepts what the careful read refuses). */
 const CLEAN_TYPES: Readonly<Record<string, string>> = {
   date: 'DATE',
@@ -193,15 +215,7 @@ async function stageClean(
       },
     });
     if (records === undefined || !(await isClean(sql, quotes))) return undefined;
-    const underlying = await remapSql(sql, quotes, 'underlying', underlyingOfRoot);
-    await sql.run(
-      `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at, underlying = ${underlying.sql}
-       FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
-      underlying.params,
-    );
-    const openInterest = stagingTable(options, 'open_interest');
-    await insertOpenInterest(sql, openInterest, quotes, '_oi', 'previous');
-    if (hasNext) await insertOpenInterest(sql, openInterest, quotes, '_oi_next', 'same');
+    await stampAndDeriveOpenInterest(sql, quotes, options, hasNext);
     staged = true;
     return { rows: records, rejects: [], ...uniqueOpenInterest(hasNext) };
   } finally {
@@ -381,16 +395,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
         ...(hasNext ? { _oi_next: 'r.oi_next' } : {}),
       },
     });
-    // One pass stamps the end-of-day instants and maps the underlying (rows off the calendar are refused).
-    const underlying = await remapSql(sql, quotes, 'underlying', underlyingOfRoot);
-    await sql.run(
-      `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at, underlying = ${underlying.sql}
-       FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
-      underlying.params,
-    );
-    const openInterest = stagingTable(options, 'open_interest');
-    await insertOpenInterest(sql, openInterest, quotes, '_oi', 'previous');
-    if (hasNext) await insertOpenInterest(sql, openInterest, quotes, '_oi_next', 'same');
+    await stampAndDeriveOpenInterest(sql, quotes, options, hasNext);
     return {
       rows: read.records + read.malformed.length,
       rejects: read.malformed,
