@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSessionsTable } from '../src/ingest/calendar-table.js';
 import { type GeneratorOptions, generateMarket, sampleOptions } from '../src/ingest/generator/index.js';
-import { stageFiles } from '../src/ingest/ingest.js';
+import { commitStaged, stageFiles } from '../src/ingest/ingest.js';
 import { parquetOptions } from '../src/store/parquet.js';
 import { createStagingTableSql } from '../src/store/schema.js';
 import { quoteIdentifier as q, quoteLiteral, SqlSession } from '../src/store/sql.js';
@@ -140,16 +140,7 @@ async function ingest(file: string, store: string): Promise<number> {
   try {
     const staged = await stageFiles(tx.sql, [file], 'hod');
     if (staged.rejects.length > 0) throw new Error(`${file}: ${staged.rejects.length} rejects`);
-    await tx.commit(
-      staged.files.map((f) => ({
-        source: f.source,
-        sha256: f.sha256,
-        format: f.format,
-        rows: f.rows,
-        rejected: f.rejected,
-      })),
-      { uniqueKeys: staged.uniqueKeys },
-    );
+    await commitStaged(tx, staged);
     committed = true;
     return staged.files.reduce((sum, f) => sum + f.sourceRows, 0);
   } finally {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
-import { type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
+import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
 import { startProgress } from './progress.js';
@@ -84,16 +84,7 @@ export function registerIngest(program: Command): void {
           hashes,
         });
         progress.stop();
-        const result = await tx.commit(
-          staged.files.map((f) => ({
-            source: path.basename(f.source),
-            sha256: f.sha256,
-            format: f.format,
-            rows: f.rows,
-            rejected: f.rejected,
-          })),
-          { uniqueKeys: staged.uniqueKeys },
-        );
+        const result = await commitStaged(tx, staged, (source) => path.basename(source));
         committed = true;
         if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
         const sessions = new Set(staged.files.flatMap((f) => f.sessions));

@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import { IngestError, UsageError } from '../errors.js';
 import { createStagingTableSql, TABLES, type TableName } from '../store/schema.js';
 import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
+import type { CommitResult, WriteTransaction } from '../store/writer.js';
 import { createSessionsTable } from './calendar-table.js';
 import { type LineScan, scanLines, tempTableName } from './csv-source.js';
 import {
@@ -59,6 +60,27 @@ export type StageFilesResult = {
 };
 
 const TABLE_NAMES = Object.keys(TABLES) as TableName[];
+
+/**
+ * Commits what `stageFiles` staged in `tx`: one provenance record per file (its source named by `name`),
+ * and the tables whose keys validation proved unique, which the commit then need not check again.
+ */
+export function commitStaged(
+  tx: WriteTransaction,
+  staged: StageFilesResult,
+  name: (source: string) => string = (source) => source,
+): Promise<CommitResult> {
+  return tx.commit(
+    staged.files.map((f) => ({
+      source: name(f.source),
+      sha256: f.sha256,
+      format: f.format,
+      rows: f.rows,
+      rejected: f.rejected,
+    })),
+    { uniqueKeys: staged.uniqueKeys },
+  );
+}
 
 /**
  * The SHA-256 (hex) and size of a file, its number of lines (for a progress estimate) and its blank lines

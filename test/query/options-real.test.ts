@@ -2,7 +2,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageFiles } from '../../src/ingest/ingest.js';
+import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { chain } from '../../src/query/endpoints/options-chain.js';
 import { StoreReader } from '../../src/store/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
@@ -55,15 +55,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-options-real-'));
   const tx = await WriteTransaction.begin(dir, { create: true });
   const staged = await stageFiles(tx.sql, [FILE], 'hod');
-  await tx.commit(
-    staged.files.map((f) => ({
-      source: f.source,
-      sha256: f.sha256,
-      format: f.format,
-      rows: f.rows,
-      rejected: f.rejected,
-    })),
-  );
+  await commitStaged(tx, staged);
   reader = await StoreReader.open(dir);
   fileRows = readFileRows();
 });
