@@ -5,12 +5,12 @@
  * laid out like the store (partitioned by underlying/symbol and year, sorted by session), with the
  * vendor columns in full, iv only, or none.
  */
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type GeneratorOptions, generateMarket, sampleOptions } from '../src/ingest/generator/index.js';
 import { createStagingTableSql } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
-import { defineBenchmark, perSecond, ratioRow, timeIt } from './lib.js';
+import { defineBenchmark, directoryBytes, perSecond, ratioRow, timeIt } from './lib.js';
 
 const STAGING = ['option_quotes', 'open_interest', 'stock_bars', 'splits'] as const;
 
@@ -18,15 +18,6 @@ async function staging(): Promise<SqlSession> {
   const sql = await SqlSession.open();
   for (const table of STAGING) await sql.run(createStagingTableSql(table));
   return sql;
-}
-
-async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await directoryBytes(path) : (await stat(path)).size;
-  }
-  return total;
 }
 
 /** Writes the staging tables as the store lays them out and returns the bytes of each table. */

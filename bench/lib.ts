@@ -3,7 +3,7 @@
  * export is `defineBenchmark({ name, description, run })`; `bench/run.ts` runs each one in its own child
  * process (so memory and JIT state do not leak between them) and prints every row in one table.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -295,4 +295,14 @@ export function formatRatio(ratio: number | null): string {
 /** Display width in terminal columns; every character the table uses (×, ≤, ≥, —) is one column wide. */
 function width(text: string): number {
   return [...text].length;
+}
+
+/** The bytes of every file below `dir`. */
+export async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? await directoryBytes(path) : (await stat(path)).size;
+  }
+  return total;
 }

@@ -5,7 +5,7 @@
  * dictionaries limited to tiny columns everywhere (the store does so for open interest only), a layout
  * change measured here but not adopted: it makes one-contract and one-session reads of quotes slower.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generateMarket, sampleOptions } from '../src/ingest/generator/index.js';
 import { readManifest } from '../src/store/manifest.js';
@@ -13,21 +13,12 @@ import { PARQUET_OPTIONS } from '../src/store/parquet.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { writeHodCsv } from './ingest.bench.js';
-import { defineBenchmark, ratioRow } from './lib.js';
+import { defineBenchmark, directoryBytes, ratioRow } from './lib.js';
 
 const OPTION_TABLES = ['option_quotes', 'open_interest', 'contracts'] as const;
 
 /** The layout change under study: in every table, columns with more than 100 distinct values are written plain. */
 const PROPOSED_OPTIONS = `${PARQUET_OPTIONS}, DICTIONARY_SIZE_LIMIT 100`;
-
-async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    total += entry.isDirectory() ? await directoryBytes(path) : (await stat(path)).size;
-  }
-  return total;
-}
 
 /** Rewrites each file with `options` (rows in the same order) and returns the total bytes. */
 async function rewrittenBytes(files: readonly string[], dir: string, options: string): Promise<number> {
