@@ -14,14 +14,32 @@ import { quoteIdentifier, type SqlSession } from '../store/sql.js';
 /** The name of the table `createSessionsTable` makes. */
 export const SESSIONS_TABLE = 'sessions';
 
-let calendarText: string | undefined;
+/** The calendar's sessions as comma-separated numbers, one list per column, bound as strings. */
+type CalendarLists = {
+  /** Days since 1970-01-01. */
+  readonly days: string;
+  /** Days back to the previous session and on to the next (0 at the calendar's ends). */
+  readonly back: string;
+  readonly ahead: string;
+  /** Open and close instants, epoch seconds. */
+  readonly opens: string;
+  readonly closes: string;
+};
 
-/** `date,open,close;…` (epoch seconds) for every session: one bound string, parsed by DuckDB. */
-function calendar(): string {
-  calendarText ??= sessionsBetween(`${CALENDAR_FIRST_YEAR}-01-01`, `${CALENDAR_LAST_YEAR}-12-31`)
-    .map((d) => `${d},${sessionOpenSeconds(d)},${sessionCloseSeconds(d)}`)
-    .join(';');
-  return calendarText;
+let calendarLists: CalendarLists | undefined;
+
+function calendar(): CalendarLists {
+  if (calendarLists !== undefined) return calendarLists;
+  const dates = sessionsBetween(`${CALENDAR_FIRST_YEAR}-01-01`, `${CALENDAR_LAST_YEAR}-12-31`);
+  const days = dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 86_400_000);
+  calendarLists = {
+    days: days.join(','),
+    back: days.map((d, i) => (i === 0 ? 0 : d - days[i - 1]!)).join(','),
+    ahead: days.map((d, i) => (i === days.length - 1 ? 0 : days[i + 1]! - d)).join(','),
+    opens: dates.map(sessionOpenSeconds).join(','),
+    closes: dates.map(sessionCloseSeconds).join(','),
+  };
+  return calendarLists;
 }
 
 /**
@@ -31,25 +49,24 @@ function calendar(): string {
  * whatever the close: the instant of an end-of-day row), early_close.
  */
 export async function createSessionsTable(sql: SqlSession): Promise<void> {
-  // Instants are computed in epoch seconds: TIMESTAMPTZ ± INTERVAL goes through the ICU calendar, which
-  // made this table cost ~50 ms of every ingest. An early close is 13:00 ET, so 16:00 ET that day is
+  // Every ingest builds this table, so it is built from numbers alone, in calendar order: dates as day
+  // numbers and instants in epoch seconds (text dates, TIMESTAMPTZ ± INTERVAL through the ICU calendar and
+  // a window for the neighbours each cost more). An early close is 13:00 ET, so 16:00 ET that day is
   // three hours after the close.
+  const lists = calendar();
+  const list = (param: string, type: string) => `unnest(string_split(${param}, ',')::${type}[])`;
   await sql.run(
     `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(SESSIONS_TABLE)} AS
-     SELECT d AS session_date, lag(d) OVER w AS previous_session, lead(d) OVER w AS next_session,
+     SELECT DATE '1970-01-01' + d AS session_date,
+            CASE WHEN back > 0 THEN DATE '1970-01-01' + (d - back) END AS previous_session,
+            CASE WHEN ahead > 0 THEN DATE '1970-01-01' + (d + ahead) END AS next_session,
             to_timestamp(o) AS open_at, to_timestamp(c) AS close_at, to_timestamp(c + 900) AS index_close_at,
-            to_timestamp(CASE WHEN early_close THEN c + 10800 ELSE c END) AS eod_at, early_close
+            to_timestamp(CASE WHEN c - o < 23400 THEN c + 10800 ELSE c END) AS eod_at, c - o < 23400 AS early_close
      FROM (
-       SELECT d, o, c, c - o < 23400 AS early_close
-       FROM (
-         SELECT CAST(split_part(x, ',', 1) AS DATE) AS d, CAST(split_part(x, ',', 2) AS BIGINT) AS o,
-                CAST(split_part(x, ',', 3) AS BIGINT) AS c
-         FROM (SELECT unnest(string_split($1, ';')) AS x)
-       )
-     )
-     WINDOW w AS (ORDER BY d)
-     ORDER BY d`,
-    [calendar()],
+       SELECT ${list('$1', 'INTEGER')} AS d, ${list('$2', 'INTEGER')} AS back, ${list('$3', 'INTEGER')} AS ahead,
+              ${list('$4', 'BIGINT')} AS o, ${list('$5', 'BIGINT')} AS c
+     )`,
+    [lists.days, lists.back, lists.ahead, lists.opens, lists.closes],
   );
 }
 
