@@ -76,9 +76,16 @@ const OPEN_INTEREST_RULES: readonly Rule[] = [
 
 const DUPLICATE_QUOTE_KEY = ['option_symbol', 'session_date', 'quote_time'];
 
-async function existingTables(sql: SqlSession): Promise<Set<string>> {
+/** Those of `names` that exist and hold rows: an empty table has nothing to validate, and leaving it out spares every query a part. */
+async function tablesWithRows(sql: SqlSession, names: readonly string[]): Promise<Set<string>> {
   const rows = await sql.all<{ name: string }>('SELECT DISTINCT table_name AS name FROM duckdb_tables()');
-  return new Set(rows.map((r) => r.name));
+  const existing = new Set(rows.map((r) => r.name));
+  const present = names.filter((name) => existing.has(name));
+  if (present.length === 0) return new Set();
+  const { columns } = await sql.columns(
+    `SELECT ${present.map((name) => `(SELECT count(*) FROM ${q(name)})`).join(', ')}`,
+  );
+  return new Set(present.filter((_, i) => Number(columns[i]![0]) > 0));
 }
 
 /**
@@ -160,6 +167,7 @@ async function anyRefused(
         SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
         WHERE option_symbol IS NOT NULL GROUP BY ALL))`);
   }
+  if (tests.length === 0) return false;
   return sql.value<boolean>(
     `SELECT ${tests.join(' OR ')}`,
     symbolSources.length > 0 ? [OCC_SYMBOL_SQL_REGEX] : [],
@@ -186,7 +194,10 @@ export async function validateStaging(
 ): Promise<Reject[]> {
   await createSessionsTable(sql);
   const names = (Object.keys(TABLES) as TableName[]).map((table) => [table, tables[table] ?? table] as const);
-  const present = await existingTables(sql);
+  const present = await tablesWithRows(
+    sql,
+    names.map(([, name]) => name),
+  );
   const targets = names.filter(([, name]) => present.has(name));
   const quotes = targets.find(([table]) => table === 'option_quotes')?.[1];
   const quotesUnique = quotes === undefined || (await uniqueQuoteKeys(sql, quotes));
