@@ -288,10 +288,14 @@ export async function readCsvTyped(
          rejects_table = ${quoteLiteral(rejectsTable)}, rejects_scan = ${quoteLiteral(rejectsScan)})`,
       params,
     );
-    if ((await sql.value<number>(`SELECT count(*) FROM ${q(rejectsTable)}`)) > 0) return undefined;
-    const records = await sql.value<number>(`SELECT count(*) FROM ${q(insert.target)}`);
-    await numberLines(sql, source, insert.target, records, 1, [], (await scan).blank);
-    return records;
+    const [counts] = await sql.all<{ rejected: number; records: number; base: number | null }>(
+      `SELECT (SELECT count(*) FROM ${q(rejectsTable)}) AS rejected,
+              (SELECT count(*) FROM ${q(insert.target)}) AS records,
+              (SELECT min(rowid) FROM ${q(insert.target)}) AS base`,
+    );
+    if (counts!.rejected > 0) return undefined;
+    await numberLines(sql, source, insert.target, counts!.records, 1, [], (await scan).blank, counts!.base);
+    return counts!.records;
   } finally {
     await sql.run(`DROP TABLE IF EXISTS ${q(rejectsTable)}; DROP TABLE IF EXISTS ${q(rejectsScan)}`);
   }
@@ -308,6 +312,7 @@ function malformedReason(row: { message: string; type: string }): string {
 /**
  * Sets `_line` of a freshly filled table: its rows are the file's data lines in order (DuckDB keeps the
  * insertion order), `perRecord` rows each, minus the lines DuckDB skipped: blank lines and malformed rows.
+ * `firstRowid` is the table's least rowid, when the caller has already asked for it.
  */
 async function numberLines(
   sql: SqlSession,
@@ -317,12 +322,16 @@ async function numberLines(
   perRecord: number,
   malformed: readonly Reject[],
   blank: readonly number[],
+  firstRowid?: number | null,
 ): Promise<void> {
   const lines = [...blank.filter((l) => l > source.headerLine), ...malformed.map((r) => r.line!)];
   const skipped = [...new Set(lines)];
   const first = source.headerLine + 1;
   // Rowids of a table that once held rows (and had them deleted) do not start at 0.
-  const base = (await sql.value<number | null>(`SELECT min(rowid) FROM ${q(table)}`)) ?? 0;
+  const base =
+    (firstRowid !== undefined
+      ? firstRowid
+      : await sql.value<number | null>(`SELECT min(rowid) FROM ${q(table)}`)) ?? 0;
   if (skipped.length === 0) {
     await sql.run(`UPDATE ${q(table)} SET _line = (rowid - $1) // $2 + $3`, [base, perRecord, first]);
     return;

@@ -182,9 +182,11 @@ async function stageClean(
     ...(hasNext ? { _oi_next: 'BIGINT' } : {}),
     ...AGREEMENT_COLUMNS,
   };
-  for (const [column, type] of Object.entries(scratch)) {
-    await sql.run(`ALTER TABLE ${q(quotes)} ADD COLUMN ${q(column)} ${type}`);
-  }
+  await sql.run(
+    Object.entries(scratch)
+      .map(([column, type]) => `ALTER TABLE ${q(quotes)} ADD COLUMN ${q(column)} ${type}`)
+      .join('; '),
+  );
   let staged = false;
   try {
     const records = await readCsvTyped(sql, source, {
@@ -220,9 +222,11 @@ async function stageClean(
     return { rows: records, rejects: [], ...uniqueOpenInterest(hasNext) };
   } finally {
     if (!staged) await sql.run(`DELETE FROM ${q(quotes)}`);
-    for (const column of Object.keys(scratch)) {
-      await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN ${q(column)}`);
-    }
+    await sql.run(
+      Object.keys(scratch)
+        .map((column) => `ALTER TABLE ${q(quotes)} DROP COLUMN ${q(column)}`)
+        .join('; '),
+    );
   }
 }
 
