@@ -209,7 +209,7 @@ describe('hod quirks', () => {
     // Saturday expirations that agree with the symbol, a blank line, no final newline.
     const clean = [lines[0], lines[1], lines[2], '', lines[4]].join('\n');
     const repairs = clean
-      .replace('SPY,146.06,*,SPY130118C00145000,,call', ' spy ,146.06,*,spy130118c00145000,,Call')
+      .replace('SPY,146.06,*,SPY130118C00145000,,call', ' spy ,146.06,*,spy130118c00145000 ,,Call')
       .replace(',1500,120000,', ',1500.0,1.2e5,');
     const staged = async (name: string, text: string) => {
       const file = path.join(dir, name);

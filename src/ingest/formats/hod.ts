@@ -346,8 +346,9 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     return `$${params.length}`;
   };
   // The symbol's own expiration, side and strike, read by position: the agreement checks run on every row,
-  // so they avoid regular expressions (validation judges the symbol itself once per contract).
-  const occ = occPartsSql(raw['symbol']!);
+  // so they avoid regular expressions (validation judges the symbol itself once per contract). Positions
+  // count from the end, so they are read from the symbol as stored: trimmed and upper-case.
+  const occ = occPartsSql(`upper(trim(${raw['symbol']!}))`);
   fields.push(
     { name: 'symbol_expiration', sql: occ.expiration },
     { name: 'symbol_side', sql: occ.side },
