@@ -204,7 +204,8 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
 
 /**
  * Sets quote and volume times: rows come in pairs (15:45, end of day) in insertion order, and an index
- * option's end of day is the 16:15 ET close. Runs before the underlying loses its `^`.
+ * option's end of day is the 16:15 ET close. Runs before the underlying loses its `^`. The 15:45 instant
+ * is the close less 900 epoch seconds: TIMESTAMPTZ − INTERVAL would go through the ICU calendar per row.
  */
 async function stampSnapshots(sql: SqlSession, quotes: string): Promise<void> {
   const roots = await sql.all<{ root: string }>(
@@ -218,7 +219,7 @@ async function stampSnapshots(sql: SqlSession, quotes: string): Promise<void> {
     const close = `CASE WHEN ${isIndex} THEN s.index_close_at ELSE s.close_at END`;
     await sql.run(
       `UPDATE ${q(quotes)} t
-       SET quote_time = CASE WHEN t.rowid % 2 = 0 THEN s.close_at - INTERVAL 15 MINUTE ELSE ${close} END,
+       SET quote_time = CASE WHEN t.rowid % 2 = 0 THEN to_timestamp(epoch(s.close_at) - 900) ELSE ${close} END,
            volume_time = ${close}
        FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
     );
