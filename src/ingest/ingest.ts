@@ -169,8 +169,7 @@ export async function stageFiles<O extends StageFilesOptions>(
         tables: perFile,
         scan: hashes[i]!,
       });
-      const description = await describe(sql, perFile);
-      const counts = await countRows(sql, perFile);
+      const { counts, ...description } = await describe(sql, perFile);
       const rows: Record<string, number> = {};
       for (const table of TABLE_NAMES) {
         const count = counts[table];
@@ -214,17 +213,6 @@ async function allEmpty(sql: SqlSession): Promise<boolean> {
   return sql.value<boolean>(
     `SELECT ${TABLE_NAMES.map((table) => `NOT EXISTS (SELECT 1 FROM ${q(table)})`).join(' AND ')}`,
   );
-}
-
-/** The number of rows of each table, in one query. */
-async function countRows(
-  sql: SqlSession,
-  tables: Record<TableName, string>,
-): Promise<Record<TableName, number>> {
-  const [row] = await sql.all<Record<TableName, number>>(
-    `SELECT ${TABLE_NAMES.map((table) => `(SELECT count(*) FROM ${q(tables[table])}) AS ${q(table)}`).join(', ')}`,
-  );
-  return row!;
 }
 
 /**
@@ -299,22 +287,24 @@ function byLine(a: Reject, b: Reject): number {
   return (a.line ?? 0) - (b.line ?? 0);
 }
 
-/** The sessions and underlyings of one file's staged rows. */
+/** The rows of each table of one file's staging, and the sessions and underlyings they hold: one query. */
 async function describe(
   sql: SqlSession,
   tables: Record<TableName, string>,
-): Promise<{ sessions: string[]; underlyings: string[] }> {
-  const sessions = await sql.all<{ d: string }>(
-    `SELECT DISTINCT session_date AS d FROM (
-       SELECT session_date FROM ${q(tables.option_quotes)} UNION ALL SELECT session_date FROM ${q(tables.stock_bars)}
-     ) WHERE session_date IS NOT NULL ORDER BY d`,
+): Promise<{ counts: Record<TableName, number>; sessions: string[]; underlyings: string[] }> {
+  const [row] = await sql.all<Record<TableName, number> & { sessions: string[]; underlyings: string[] }>(
+    `SELECT ${TABLE_NAMES.map((table) => `(SELECT count(*) FROM ${q(tables[table])}) AS ${q(table)}`).join(', ')},
+       (SELECT coalesce(list(CAST(d AS VARCHAR) ORDER BY d), []) FROM (
+          SELECT DISTINCT session_date AS d FROM (
+            SELECT session_date FROM ${q(tables.option_quotes)} UNION ALL SELECT session_date FROM ${q(tables.stock_bars)}
+          ) WHERE session_date IS NOT NULL)) AS sessions,
+       (SELECT coalesce(list(u ORDER BY u), []) FROM (
+          SELECT DISTINCT u FROM (
+            SELECT underlying AS u FROM ${q(tables.option_quotes)}
+            UNION ALL SELECT underlying FROM ${q(tables.open_interest)}
+            UNION ALL SELECT symbol FROM ${q(tables.stock_bars)}
+          ) WHERE u IS NOT NULL)) AS underlyings`,
   );
-  const underlyings = await sql.all<{ u: string }>(
-    `SELECT DISTINCT u FROM (
-       SELECT underlying AS u FROM ${q(tables.option_quotes)}
-       UNION ALL SELECT underlying FROM ${q(tables.open_interest)}
-       UNION ALL SELECT symbol FROM ${q(tables.stock_bars)}
-     ) WHERE u IS NOT NULL ORDER BY u`,
-  );
-  return { sessions: sessions.map((r) => r.d), underlyings: underlyings.map((r) => r.u) };
+  const { sessions, underlyings, ...counts } = row!;
+  return { counts: counts as Record<TableName, number>, sessions, underlyings };
 }
