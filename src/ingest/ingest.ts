@@ -115,9 +115,17 @@ function resolveFormat(format: string | IngestFormat): IngestFormat {
 }
 
 /**
+ * Input below this size is staged and committed on one DuckDB thread: its tables fit in a row group or
+ * two, which DuckDB scans on one thread anyway, so a second one mostly adds coordination. Measured on hod
+ * files: 2 MB and 10 MB ingest ~10% faster on one thread, 22 MB ~25% slower.
+ */
+const ONE_THREAD_BELOW_BYTES = 16 * 2 ** 20;
+
+/**
  * Stages `files` with `format` (a registered name or a format object) into the canonical staging tables
  * of `sql` (created when missing), validating each file. Without `skipInvalid` the first reject is thrown
- * as an `IngestError` and the staging tables may hold earlier files' rows (discard the database).
+ * as an `IngestError` and the staging tables may hold earlier files' rows (discard the database). Input
+ * under 16 MiB in all sets the session to one thread, for the commit that follows too.
  */
 export async function stageFiles<O extends StageFilesOptions>(
   sql: SqlSession,
@@ -126,11 +134,14 @@ export async function stageFiles<O extends StageFilesOptions>(
   options: O = {} as O,
 ): Promise<StageFilesResult> {
   const adapter = resolveFormat(format);
+  let bytes = 0;
   for (const file of files) {
     await fs.access(file).catch((cause: unknown) => {
       throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
     });
+    bytes += (await fs.stat(file)).size;
   }
+  if (bytes < ONE_THREAD_BELOW_BYTES) await sql.run('SET threads = 1');
   await createSessionsTable(sql);
   await ensureStagingTables(sql);
   // Hashing runs beside DuckDB's work (it reads the file in this thread while DuckDB uses its own).

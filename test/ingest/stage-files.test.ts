@@ -29,6 +29,14 @@ async function withSql<T>(run: (sql: SqlSession) => Promise<T>): Promise<T> {
 }
 
 describe('stageFiles', () => {
+  it('stages small input on one DuckDB thread, for the commit that follows too', async () => {
+    await withSql(async (sql) => {
+      await sql.run('SET threads = 2');
+      await stageFiles(sql, [SPXW], 'hod');
+      expect(await sql.value("SELECT current_setting('threads')")).toBe(1);
+    });
+  });
+
   it('stages several files into the same staging tables, with provenance per file and progress', async () => {
     await withSql(async (sql) => {
       const progress: [number, number | undefined][] = [];
