@@ -11,7 +11,7 @@ import {
   simulateDailyBars,
   type UnderlyingSpec,
 } from '../../src/ingest/generator/index.js';
-import { intradayPath, minuteBarsText, type SessionPins } from '../../src/ingest/generator/minutes.js';
+import { intradayPath, minuteBars, type SessionPins } from '../../src/ingest/generator/minutes.js';
 import { createRandom } from '../../src/ingest/generator/random.js';
 import {
   classifyExpiration,
@@ -432,6 +432,41 @@ describe('generateMarket determinism and options', () => {
     }
   });
 
+  it("reports the rows it added to non-empty staging tables, inside the caller's transaction", async () => {
+    const { sql, summary: first } = await generated(options);
+    try {
+      const counts = async () =>
+        sql.all(
+          `SELECT (SELECT count(*) FROM option_quotes) AS optionRows, (SELECT count(*) FROM open_interest) AS openInterestRows,
+            (SELECT count(*) FROM stock_bars WHERE resolution = 'D') AS dailyBars,
+            (SELECT count(*) FROM stock_bars WHERE resolution = '1') AS minuteBars`,
+        );
+      const firstCounts = await counts();
+      expect(firstCounts).toEqual([
+        {
+          optionRows: first.optionRows,
+          openInterestRows: first.openInterestRows,
+          dailyBars: first.dailyBars,
+          minuteBars: first.minuteBars,
+        },
+      ]);
+      await sql.run('BEGIN TRANSACTION');
+      const second = await generateMarket(sql, { ...options, seed: 12 });
+      expect(await counts()).toEqual([
+        {
+          optionRows: first.optionRows + second.optionRows,
+          openInterestRows: first.openInterestRows + second.openInterestRows,
+          dailyBars: 2 * first.dailyBars,
+          minuteBars: 2 * first.minuteBars,
+        },
+      ]);
+      await sql.run('ROLLBACK');
+      expect(await counts()).toEqual(firstCounts);
+    } finally {
+      sql.close();
+    }
+  });
+
   it('refuses bad options with a UsageError naming the problem', async () => {
     const sql = await openStaging();
     try {
@@ -487,6 +522,7 @@ describe('generateMarket failures', () => {
         to: '2020-03-10',
         seed: 1,
         underlyings: [SPY],
+        minuteBars: true,
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).sql).toMatch(/^INSERT INTO "stock_bars"/);
@@ -500,6 +536,63 @@ describe('generateMarket failures', () => {
           "SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE '\\_gen\\_%' ESCAPE '\\'",
         ),
       ).toBe(0);
+      expect(
+        await sql.value(
+          "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '\\_gen%' ESCAPE '\\'",
+        ),
+      ).toBe(0);
+    } finally {
+      sql.close();
+    }
+  });
+});
+
+describe('SqlSession additions the generator relies on', () => {
+  it('appends a data chunk at a time (typed arrays, nulls, dates) and refuses a type it cannot', async () => {
+    const sql = await SqlSession.open();
+    try {
+      await sql.run('CREATE TABLE t (i INTEGER, d DOUBLE, s VARCHAR, b BOOLEAN, n BIGINT, day DATE)');
+      const rows = 5000;
+      const ints = Int32Array.from({ length: rows }, (_, i) => i - 7);
+      await sql.appendChunked('t', [
+        ints,
+        Float64Array.from(ints, (i) => i / 4),
+        Array.from(ints, (i) => (i % 3 === 0 ? null : `s${i}`)),
+        Array.from(ints, (i) => i % 2 === 0),
+        Array.from(ints, (i) => i * 1_000_003),
+        Array.from(ints, (i) => (i === 4000 ? undefined : '2020-02-28')),
+      ]);
+      expect(
+        await sql.all(
+          `SELECT count(*) AS rows, sum(i) AS i, sum(d) AS d, count(s) AS s, count(*) FILTER (b) AS b, sum(n) AS n,
+            count(day) AS days, max(day)::VARCHAR AS day FROM t`,
+        ),
+      ).toEqual([
+        {
+          rows,
+          i: 12_462_500,
+          d: 12_462_500 / 4,
+          s: rows - 1667,
+          b: 2500,
+          n: 12_462_500 * 1_000_003,
+          days: rows - 1,
+          day: '2020-02-28',
+        },
+      ]);
+      await sql.run('CREATE TABLE u (x DECIMAL(10,2))');
+      await expect(sql.appendChunked('u', [[1.5]])).rejects.toThrow(/unsupported column type DECIMAL/);
+    } finally {
+      sql.close();
+    }
+  });
+
+  it('opens a second connection to the same database that closes without closing the database', async () => {
+    const sql = await SqlSession.open();
+    try {
+      const other = await sql.connect();
+      await other.run("ATTACH ':memory:' AS shared; CREATE TABLE shared.main.x AS SELECT 42 AS v");
+      other.close();
+      expect(await sql.value('SELECT v FROM shared.main.x')).toBe(42);
     } finally {
       sql.close();
     }
@@ -507,16 +600,15 @@ describe('generateMarket failures', () => {
 });
 
 describe('minute bars of one session', () => {
-  const numbers = (text: string) => text.split(',').map(Number);
   const bars = (day: SessionPins) => {
     const path = intradayPath(day, createRandom(1, 'path'));
-    const text = minuteBarsText(day, path, createRandom(1, 'bars'));
+    const minutes = minuteBars(day, path, createRandom(1, 'bars'));
     return {
       path,
-      points: numbers(text.path),
-      high: numbers(text.high),
-      low: numbers(text.low),
-      volume: numbers(text.volume),
+      points: Array.from(path),
+      high: Array.from(minutes.high),
+      low: Array.from(minutes.low),
+      volume: Array.from(minutes.volume),
     };
   };
   const day: SessionPins = {
@@ -531,8 +623,7 @@ describe('minute bars of one session', () => {
   };
 
   it('pins the open, low, high and close, keeps every point in range and sums the volume exactly', () => {
-    const { path, points, high, low, volume } = bars(day);
-    expect(points).toEqual(Array.from(path));
+    const { points, high, low, volume } = bars(day);
     expect([points[0], points[40], points[250], points[390], points.length]).toEqual([
       day.open,
       day.low,

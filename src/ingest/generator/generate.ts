@@ -26,7 +26,7 @@ import {
   type ScheduledExpiration,
   scheduleExpirations,
 } from './listings.js';
-import { intradayPath, minuteBarsText, type SessionPins } from './minutes.js';
+import { intradayPath, type MinuteBars, minuteBars, type SessionPins } from './minutes.js';
 import {
   DEFAULT_LISTING,
   DEFAULT_PRICING,
@@ -48,6 +48,7 @@ import {
   dailyBarsSql,
   expirationSnapshotsSql,
   type GreeksMode,
+  MINUTE_DB,
   minuteBarsSql,
   openInterestSql,
   quotesSql,
@@ -250,81 +251,113 @@ export async function generateMarket(sql: SqlSession, options: GeneratorOptions)
 
 /**
  * Runs the SQL half. The work tables are built and committed first, since DuckDB scans a table written
- * in the open transaction on one thread; the minute bars are expanded while the JS half plans the
- * listings. The staging inserts then run in one transaction (unless the caller already holds one), so a
- * failure leaves the staging tables as they were.
+ * in the open transaction on one thread. The minute bars are loaded and expanded on a second connection
+ * while this one runs the small single-threaded statements. The staging inserts then run in one
+ * transaction (unless the caller already holds one), so a failure leaves the staging tables as they were.
  */
 async function fill(
   sql: SqlSession,
   options: GeneratorOptions,
   timeline: TimelinePlan,
 ): Promise<GeneratorSummary> {
-  const before = await countRows(sql);
   const params = { seed: options.seed };
   const snapshots = [
     ...new Set((options.snapshots ?? ['eod']).map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP))),
   ].sort();
-  const minuteBars = options.minuteBars ?? false;
+  const { minutes, minuteDays, ...timelineTables } = timeline.tables;
+  const minuteBars = minutes !== undefined;
+  // A database attached for the minutes cannot be detached inside the caller's transaction.
+  const callerTransaction = await inOpenTransaction(sql);
+  const attached = minuteBars && !callerTransaction;
+  let side: SqlSession | undefined;
+  let preparing: Promise<void> | undefined;
   let expanding: Promise<void> | undefined;
   try {
     await dropWork(sql);
-    await createWorkTables(sql, timeline.tables);
-    // No bound parameter, so DuckDB runs it in one call on its own thread while the listings are planned.
-    if (minuteBars) expanding = sql.run(minuteBarsSql());
+    await createWorkTables(sql, timelineTables);
     const listings = planListings(options, timeline);
-    await expanding;
-    expanding = undefined;
     await createWorkTables(sql, listings.tables);
-    await sql.run(
-      snapSql(snapshots.includes(INTRADAY_SNAP), {
-        decay: EWMA_DECAY,
-        weight: REALISED_WEIGHT,
-        premium: VOL_PREMIUM,
-      }),
+    // Without bound parameters the three run in one call, on DuckDB's threads, while this one appends.
+    preparing = sql.run(
+      [
+        snapSql(snapshots.includes(INTRADAY_SNAP), {
+          decay: EWMA_DECAY,
+          weight: REALISED_WEIGHT,
+          premium: VOL_PREMIUM,
+        }),
+        expirationSnapshotsSql(TERM_REVERSION),
+        contractRowsSql(),
+      ].join(';\n'),
     );
-    await sql.run(expirationSnapshotsSql(TERM_REVERSION));
-    await sql.run(contractRowsSql());
+    preparing.catch(() => undefined);
+    if (attached) {
+      side = await sql.connect();
+      await side.run(
+        `DETACH DATABASE IF EXISTS ${MINUTE_DB}; ATTACH ':memory:' AS ${MINUTE_DB}; USE ${MINUTE_DB}`,
+      );
+      await createWorkTables(side, { minuteDays, minutes }, 'TABLE');
+      expanding = side.run(minuteBarsSql('TABLE'));
+      expanding.catch(() => undefined);
+    }
+    await preparing;
+    if (minuteBars && !attached) {
+      await createWorkTables(sql, { minuteDays, minutes });
+      await sql.run(minuteBarsSql('TEMP TABLE'));
+    }
     await sql.run(contractSessionsSql(), params);
-    const contracts = await sql.value<number>(
-      `SELECT count(DISTINCT call_symbol) + count(DISTINCT put_symbol) FROM ${WORK.contracts}`,
-    );
-    const splits = await inTransaction(sql, async () => {
-      await sql.run(openInterestSql('open_interest'));
-      await sql.run(
+    // An INSERT answers the number of rows it wrote.
+    const inserted = async (statement: string, bind?: typeof params) =>
+      Number(await sql.value<number | bigint>(statement, bind));
+    const copyMinuteBars = async () => {
+      await expanding;
+      return inserted(copyMinuteBarsSql('stock_bars', attached));
+    };
+    const written = await inTransaction(sql, !callerTransaction, async () => ({
+      openInterestRows: await inserted(openInterestSql('open_interest')),
+      optionRows: await inserted(
         quotesSql('option_quotes', {
           snaps: snapshots,
           intradayMaxDte: options.intradayMaxDte ?? null,
           greeks: options.greeks ?? 'all',
         }),
         params,
-      );
-      await sql.run(dailyBarsSql('stock_bars'));
-      if (minuteBars) await sql.run(copyMinuteBarsSql('stock_bars'));
-      return insertSplits(sql, listings.splits);
-    });
-    const after = await countRows(sql);
+      ),
+      dailyBars: await inserted(dailyBarsSql('stock_bars')),
+      minuteBars: minuteBars ? await copyMinuteBars() : 0,
+      splits: await insertSplits(sql, listings.splits),
+    }));
     return {
       sessions: timeline.toIndex - timeline.fromIndex + 1,
       expirations: listings.expirationCount,
-      contracts: Number(contracts),
-      optionRows: after.optionRows - before.optionRows,
-      openInterestRows: after.openInterestRows - before.openInterestRows,
-      dailyBars: after.dailyBars - before.dailyBars,
-      minuteBars: after.minuteBars - before.minuteBars,
-      splits,
+      contracts: listings.symbolCount,
+      optionRows: written.optionRows,
+      openInterestRows: written.openInterestRows,
+      dailyBars: written.dailyBars,
+      minuteBars: written.minuteBars,
+      splits: written.splits,
     };
   } finally {
-    await expanding?.catch(() => undefined);
+    await Promise.allSettled([preparing, expanding]);
+    if (side !== undefined) {
+      side.close();
+      await sql.run(`DETACH DATABASE IF EXISTS ${MINUTE_DB}`).catch(() => undefined);
+    }
     await dropWork(sql).catch(() => undefined);
   }
 }
 
-/** Runs `body` in a transaction of its own, or in the caller's when one is already open. */
-async function inTransaction<T>(sql: SqlSession, body: () => Promise<T>): Promise<T> {
-  const own = await sql.run('BEGIN TRANSACTION').then(
-    () => true,
-    () => false,
-  );
+/**
+ * Whether the caller holds a transaction open on `sql`: outside one every statement gets a new
+ * transaction id (probing with BEGIN would abort the caller's transaction when it fails).
+ */
+async function inOpenTransaction(sql: SqlSession): Promise<boolean> {
+  const first = await sql.value<number>('SELECT txid_current()');
+  return (await sql.value<number>('SELECT txid_current()')) === first;
+}
+
+/** Runs `body` in a transaction of its own (`own`), or else in the caller's. */
+async function inTransaction<T>(sql: SqlSession, own: boolean, body: () => Promise<T>): Promise<T> {
+  if (own) await sql.run('BEGIN TRANSACTION');
   try {
     const result = await body();
     if (own) await sql.run('COMMIT');
@@ -337,6 +370,9 @@ async function inTransaction<T>(sql: SqlSession, body: () => Promise<T>): Promis
 
 type Columns = unknown[][];
 
+/** A work table's rows, column by column (arrays or typed arrays). */
+type ColumnData = readonly ArrayLike<unknown>[];
+
 type WorkTable = keyof typeof WORK_TABLES;
 
 /** The timeline and the underlying series, with the work tables they fill (sessions, days, minutes). */
@@ -346,14 +382,16 @@ type TimelinePlan = Timeline & {
   pidOf: ReadonlyMap<string, number>;
   barsByPid: DailyBar[][];
   intradayShare: ReadonlyMap<number, number>;
-  tables: Partial<Record<WorkTable, Columns>>;
+  tables: Partial<Record<WorkTable, ColumnData>>;
 };
 
 /** The listings and contracts, with the work tables they fill, and the splits to record. */
 type ListingsPlan = {
   expirationCount: number;
+  /** Distinct option symbols listed. */
+  symbolCount: number;
   splits: { symbol: string; exDate: string; ratio: number }[];
-  tables: Partial<Record<WorkTable, Columns>>;
+  tables: Partial<Record<WorkTable, ColumnData>>;
 };
 
 type Series = { symbol: string; bars: readonly DailyBar[] };
@@ -426,7 +464,7 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
   const sid = (index: number) => index - fromIndex + 1;
 
   const barsByPid = sources.map((source) => alignBars(source, dates, indexOf));
-  const tables = { sessions: columns(9), days: columns(8), minutes: columns(9) };
+  const tables = { sessions: columns(9), days: columns(8), minuteDays: columns(5) };
 
   const minuteCount = new Map<number, number>();
   const openSeconds = new Map<number, number>();
@@ -469,6 +507,11 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
           };
         })
     : [];
+  const minuteTable =
+    barUnderlyings.length === 0
+      ? undefined
+      : minuteColumns(barsByPid, barUnderlyings, minuteCount, fromIndex, toIndex);
+  const pathBuffer = new Float64Array(Math.max(...minuteCount.values()) + 1);
   barsByPid.forEach((bars, pid) => {
     const symbol = sources[pid]!.symbol;
     const pins = createRandom(options.seed, 'minute-pins', symbol);
@@ -491,7 +534,7 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
         highAt,
         lowAt,
       };
-      const path = intradayPath(day, walk);
+      const path = intradayPath(day, walk, pathBuffer);
       push(
         tables.days,
         pid,
@@ -503,21 +546,10 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
         day.volume,
         path[n - 15]! / UNITS,
       );
-      if (writers.length === 0) continue;
-      const minutes = minuteBarsText(day, path, excursions);
+      if (writers.length === 0 || minuteTable === undefined) continue;
+      const mid = minuteTable.next(n, path, (out) => minuteBars(day, path, excursions, out));
       for (const writer of writers) {
-        push(
-          tables.minutes,
-          writer.symbol,
-          dates[index],
-          openSeconds.get(index),
-          writer.factor,
-          n,
-          minutes.path,
-          minutes.high,
-          minutes.low,
-          minutes.volume,
-        );
+        push(tables.minuteDays, mid, writer.symbol, dates[index], openSeconds.get(index), writer.factor);
       }
     }
   });
@@ -534,8 +566,46 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
     pidOf,
     barsByPid,
     intradayShare,
-    tables,
+    tables:
+      minuteTable === undefined
+        ? { sessions: tables.sessions, days: tables.days }
+        : { ...tables, minutes: minuteTable.minutes },
   };
+}
+
+/**
+ * The minutes work table, sized up front for the sessions of every series that has minute bars: one row
+ * per minute of a series' session (`mid` numbers the session), filled by `next` in session order.
+ */
+function minuteColumns(
+  barsByPid: readonly unknown[],
+  writers: readonly { pid: number }[],
+  minuteCount: ReadonlyMap<number, number>,
+  fromIndex: number,
+  toIndex: number,
+): { minutes: ColumnData; next: (n: number, path: Float64Array, fill: (out: MinuteBars) => void) => number } {
+  let perSeries = 0;
+  for (let index = fromIndex; index <= toIndex; index++) perSeries += minuteCount.get(index)!;
+  const rows = perSeries * barsByPid.filter((_, pid) => writers.some((w) => w.pid === pid)).length;
+  const mids = new Int32Array(rows);
+  const minute = new Int32Array(rows);
+  const [o, h, l, c, v] = Array.from({ length: 5 }, () => new Float64Array(rows));
+  let row = 0;
+  let mid = 0;
+  const next = (n: number, path: Float64Array, fill: (out: MinuteBars) => void) => {
+    for (let i = 0; i < n; i++) minute[row + i] = i;
+    mids.fill(mid, row, row + n);
+    o!.set(path.subarray(0, n), row);
+    c!.set(path.subarray(1, n + 1), row);
+    fill({
+      high: h!.subarray(row, row + n),
+      low: l!.subarray(row, row + n),
+      volume: v!.subarray(row, row + n),
+    });
+    row += n;
+    return mid++;
+  };
+  return { minutes: [mids, minute, o!, h!, l!, c!, v!], next };
 }
 
 /**
@@ -549,8 +619,8 @@ function planListings(options: GeneratorOptions, timeline: TimelinePlan): Listin
   const tables = {
     udays: columns(10),
     underlyings: columns(13),
-    expirations: columns(7),
-    contracts: columns(14),
+    expirations: columns(8),
+    contracts: contractRows(),
   };
   const rate = options.rate ?? 0.015;
   const splitRows: ListingsPlan['splits'] = [];
@@ -631,7 +701,37 @@ function planListings(options: GeneratorOptions, timeline: TimelinePlan): Listin
       listContracts(timeline, tables, counters, { uid, expiration, ladderInputs, pricing, random });
     }
   });
-  return { expirationCount: counters.eid, splits: splitRows, tables };
+  // A symbol is its expiration's stem and a strike: a call and a put per distinct pair.
+  const pairs = new Set<number>();
+  const { eid, strikeK } = tables.contracts;
+  for (let i = 0; i < eid.length; i++) pairs.add(eid[i]! * 1e8 + strikeK[i]!);
+  return {
+    expirationCount: counters.eid,
+    symbolCount: 2 * pairs.size,
+    splits: splitRows,
+    tables: { ...tables, contracts: Object.values(tables.contracts) },
+  };
+}
+
+/** The contracts work table column by column, in its order (one push site per column keeps them fast). */
+type ContractRows = ReturnType<typeof contractRows>;
+
+function contractRows() {
+  return {
+    kid: [] as number[],
+    cid: [] as number[],
+    eid: [] as number[],
+    strikeK: [] as number[],
+    strike: [] as number[],
+    lnK: [] as number[],
+    firstSid: [] as number[],
+    lastSid: [] as number[],
+    listDay: [] as number[],
+    levelC: [] as number[],
+    levelP: [] as number[],
+    oiMult: [] as number[],
+    openEnd: [] as boolean[],
+  };
 }
 
 /** The session timeline of a run: dates, their indexes, and where [from, to] sits on it. */
@@ -650,7 +750,7 @@ type Timeline = {
  */
 function listContracts(
   timeline: Timeline,
-  tables: Record<'expirations' | 'contracts', Columns>,
+  tables: { expirations: Columns; contracts: ContractRows },
   counters: { eid: number; cid: number },
   item: {
     uid: number;
@@ -668,7 +768,8 @@ function listContracts(
   const trailing = expiration.lastQuoteDate > to;
   const endIndex = trailing ? toIndex : indexOf.get(expiration.lastQuoteDate)!;
   const ladder = buildLadder(ladderInputs, expiration.expiration, startIndex, endIndex);
-  const rowsBefore = tables.contracts[0]!.length;
+  const contracts = tables.contracts;
+  const rowsBefore = contracts.kid.length;
   let firstSidOfExpiration = Number.POSITIVE_INFINITY;
   // Root and date are checked once; the strikes come from the ladder as whole thousandths.
   const stem = formatOccSymbol({
@@ -704,32 +805,28 @@ function listContracts(
       }
       firstSidOfExpiration = Math.min(firstSidOfExpiration, sid(segmentStart));
       const strikeDollars = segment.strikeThousandths / 1000;
-      const digits = String(segment.strikeThousandths).padStart(8, '0');
-      push(
-        tables.contracts,
-        tables.contracts[0]!.length,
-        counters.cid,
-        counters.eid,
-        `${stem}C${digits}`,
-        `${stem}P${digits}`,
-        strikeDollars,
-        Math.log(strikeDollars),
-        sid(segmentStart),
-        sid(segmentEnd),
-        dayNumber(listedOn),
-        callLevel,
-        putLevel,
-        multiplier,
-        trailing && next === undefined,
-      );
+      contracts.kid.push(contracts.kid.length);
+      contracts.cid.push(counters.cid);
+      contracts.eid.push(counters.eid);
+      contracts.strikeK.push(segment.strikeThousandths);
+      contracts.strike.push(strikeDollars);
+      contracts.lnK.push(Math.log(strikeDollars));
+      contracts.firstSid.push(sid(segmentStart));
+      contracts.lastSid.push(sid(segmentEnd));
+      contracts.listDay.push(dayNumber(listedOn));
+      contracts.levelC.push(callLevel);
+      contracts.levelP.push(putLevel);
+      contracts.oiMult.push(multiplier);
+      contracts.openEnd.push(trailing && next === undefined);
     }
     counters.cid++;
   }
-  if (tables.contracts[0]!.length === rowsBefore) return;
+  if (contracts.kid.length === rowsBefore) return;
   push(
     tables.expirations,
     counters.eid,
     uid,
+    stem,
     dayNumber(expiration.expiration),
     expirationSeconds(expiration.expiration, expiration.settlement),
     expiration.monthly ? 1.5 : expiration.quarterly ? 0.8 : 1,
@@ -797,27 +894,24 @@ function firstIndexOnOrAfter(dates: readonly string[], date: string): number {
   return low;
 }
 
-async function createWorkTables(sql: SqlSession, tables: Partial<Record<WorkTable, Columns>>): Promise<void> {
-  for (const [key, rows] of Object.entries(tables) as [WorkTable, Columns][]) {
-    await sql.run(`CREATE TEMP TABLE ${WORK[key]} (${WORK_TABLES[key]})`);
-    await sql.append(WORK[key], rows);
+async function createWorkTables(
+  sql: SqlSession,
+  tables: Partial<Record<WorkTable, ColumnData | undefined>>,
+  kind: 'TEMP TABLE' | 'TABLE' = 'TEMP TABLE',
+): Promise<void> {
+  for (const [key, rows] of Object.entries(tables) as [WorkTable, ColumnData | undefined][]) {
+    if (rows === undefined) continue;
+    await sql.run(`CREATE ${kind} ${WORK[key]} (${WORK_TABLES[key]})`);
+    await sql.appendChunked(WORK[key], rows);
   }
 }
 
 async function dropWork(sql: SqlSession): Promise<void> {
-  for (const name of Object.values(WORK)) await sql.run(`DROP TABLE IF EXISTS temp.${name}`);
-}
-
-async function countRows(
-  sql: SqlSession,
-): Promise<{ optionRows: number; openInterestRows: number; dailyBars: number; minuteBars: number }> {
-  const row = await sql.all<{ o: number; i: number; d: number; m: number }>(
-    `SELECT (SELECT count(*) FROM option_quotes) AS o, (SELECT count(*) FROM open_interest) AS i,
-      (SELECT count(*) FROM stock_bars WHERE resolution = 'D') AS d,
-      (SELECT count(*) FROM stock_bars WHERE resolution = '1') AS m`,
+  await sql.run(
+    Object.values(WORK)
+      .map((name) => `DROP TABLE IF EXISTS temp.${name};`)
+      .join('\n'),
   );
-  const { o, i, d, m } = row[0]!;
-  return { optionRows: Number(o), openInterestRows: Number(i), dailyBars: Number(d), minuteBars: Number(m) };
 }
 
 async function insertSplits(sql: SqlSession, splits: ListingsPlan['splits']): Promise<number> {

@@ -43,8 +43,15 @@ export function dayNumber(date: string): number {
   return day;
 }
 
+const dates = new Map<number, string>();
+
 function dateOf(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let date = dates.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dates.set(day, date);
+  }
+  return date;
 }
 
 function weekday(day: number): number {
@@ -192,28 +199,28 @@ export function buildLadder(
   // between too, so each grid stays contiguous and each session only visits new strikes.
   let covered = new Map<number, { low: number; high: number }>();
   const expirationDay = dayNumber(expiration);
+  const add = (index: number, step: number, from: number, to: number) => {
+    for (let k = from; k <= to; k++) {
+      const strike = k * step;
+      if (!ladder.has(strike)) {
+        ladder.set(strike, {
+          listedIndex: index,
+          segments: [{ fromIndex: index, strikeThousandths: strike }],
+        });
+      }
+    }
+  };
   const list = (index: number, step: number, spot: number, up: number, down: number) => {
     const low = Math.max(Math.ceil((spot * Math.exp(-down) * 1000) / step), 1);
     const high = Math.floor((spot * Math.exp(up) * 1000) / step);
     if (low > high) return;
     const range = covered.get(step);
-    const add = (from: number, to: number) => {
-      for (let k = from; k <= to; k++) {
-        const strike = k * step;
-        if (!ladder.has(strike)) {
-          ladder.set(strike, {
-            listedIndex: index,
-            segments: [{ fromIndex: index, strikeThousandths: strike }],
-          });
-        }
-      }
-    };
     if (range === undefined) {
-      add(low, high);
+      add(index, step, low, high);
       covered.set(step, { low, high });
     } else {
-      if (low < range.low) add(low, range.low - 1);
-      if (high > range.high) add(range.high + 1, high);
+      if (low < range.low) add(index, step, low, range.low - 1);
+      if (high > range.high) add(index, step, range.high + 1, high);
       range.low = Math.min(range.low, low);
       range.high = Math.max(range.high, high);
     }

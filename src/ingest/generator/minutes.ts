@@ -20,14 +20,16 @@ export type SessionPins = {
   lowAt: number;
 };
 
-/** A session's minute bars as comma-separated integers (1/10000 dollars; shares). */
-export type MinuteBarsText = {
-  /** The `minutes + 1` path points: bar i opens at point i and closes at point i + 1. */
-  path: string;
-  high: string;
-  low: string;
-  volume: string;
-};
+/** A session's minute bars beyond the path (1/10000 dollars; shares): bar i opens at path point i and closes at i + 1. */
+export type MinuteBars = { high: Float64Array; low: Float64Array; volume: Float64Array };
+
+/** Scratch arrays reused from session to session (the walk, the volume weights). */
+const scratch = [new Float64Array(0), new Float64Array(0)];
+
+function scratchOf(slot: 0 | 1, length: number): Float64Array {
+  if (scratch[slot]!.length < length) scratch[slot] = new Float64Array(length);
+  return scratch[slot]!;
+}
 
 /** A price rounded to cents, in 1/10000 dollars. */
 const toCents = (units: number) => Math.floor(units / 100 + 0.5) * 100;
@@ -37,9 +39,14 @@ const toCents = (units: number) => Math.floor(units / 100 + 0.5) * 100;
  * day's high and low (in the order they happen) and the close, rounded to cents and clipped to the day's
  * range between the pins.
  */
-export function intradayPath(day: SessionPins, random: Random): Float64Array {
+export function intradayPath(
+  day: SessionPins,
+  random: Random,
+  path: Float64Array = new Float64Array(day.minutes + 1),
+): Float64Array {
   const n = day.minutes;
-  const walk = new Float64Array(n + 1);
+  const walk = scratchOf(0, n + 1);
+  walk[0] = 0;
   // Box–Muller pairs: both normals of each pair of uniforms.
   for (let k = 1; k <= n; k += 2) {
     const radius = Math.sqrt(-2 * Math.log(1 - random.next()));
@@ -52,7 +59,6 @@ export function intradayPath(day: SessionPins, random: Random): Float64Array {
       ? [day.highAt, day.high, day.lowAt, day.low]
       : [day.lowAt, day.low, day.highAt, day.high];
   const scale = (0.8 * (day.high - day.low)) / Math.sqrt(n);
-  const path = new Float64Array(n + 1);
   bridge(path, walk, scale, day, 0, t1, day.open, v1);
   bridge(path, walk, scale, day, t1, t2, v1, v2);
   bridge(path, walk, scale, day, t2, n, v2, day.close);
@@ -96,38 +102,38 @@ function volumeProfile(n: number): Float64Array {
   return profile;
 }
 
-/** Whole numbers below 2^31 join to text fastest from an Int32Array. */
-const integers = (length: number, max: number): Int32Array | Float64Array =>
-  max < 2 ** 31 ? new Int32Array(length) : new Float64Array(length);
-
 /**
- * A session's minute bars as text (open and close are consecutive path points): highs and lows add a
- * small excursion inside the day's range, and the day's volume is split by a U-shaped intraday profile
- * with exact integer arithmetic, so the minutes sum to the daily volume.
+ * A session's minute bars (open and close are consecutive path points): highs and lows add a small
+ * excursion inside the day's range, and the day's volume is split by a U-shaped intraday profile with
+ * exact integer arithmetic, so the minutes sum to the daily volume.
  */
-export function minuteBarsText(day: SessionPins, path: Float64Array, random: Random): MinuteBarsText {
+export function minuteBars(
+  day: SessionPins,
+  path: Float64Array,
+  random: Random,
+  out: MinuteBars = {
+    high: new Float64Array(day.minutes),
+    low: new Float64Array(day.minutes),
+    volume: new Float64Array(day.minutes),
+  },
+): MinuteBars {
   const n = day.minutes;
   const profile = volumeProfile(n);
-  const points = integers(n + 1, day.high);
-  const high = integers(n, day.high);
-  const low = integers(n, day.high);
-  const weight = new Float64Array(n);
+  const { high, low, volume } = out;
+  const weight = scratchOf(1, n);
   const reach = (0.24 * (day.high - day.low)) / Math.sqrt(n);
   let total = 0;
   for (let i = 0; i < n; i++) {
     const o = path[i]!;
     const c = path[i + 1]!;
-    points[i] = o;
     high[i] = Math.min(day.high, Math.max(o, c) + toCents(reach * random.next()));
     low[i] = Math.max(day.low, Math.min(o, c) - toCents(reach * random.next()));
     weight[i] = 1 + Math.floor(profile[i]! * (0.5 + random.next()));
     total += weight[i]!;
   }
-  points[n] = path[n]!;
   // floor(volume × w / total) without passing 2^53: volume = q × total + r.
   const q = Math.floor(day.volume / total);
   const r = day.volume - q * total;
-  const volume = integers(n, day.volume);
   let cumulative = 0;
   let before = 0;
   for (let i = 0; i < n; i++) {
@@ -136,5 +142,5 @@ export function minuteBarsText(day: SessionPins, path: Float64Array, random: Ran
     volume[i] = share - before;
     before = share;
   }
-  return { path: points.join(), high: high.join(), low: low.join(), volume: volume.join() };
+  return out;
 }

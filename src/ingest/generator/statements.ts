@@ -14,6 +14,7 @@ export const WORK = {
   expirations: '_gen_expirations',
   contracts: '_gen_contracts',
   minutes: '_gen_minutes',
+  minuteDays: '_gen_minute_days',
   minuteBars: '_gen_minute_bars',
   snap: '_gen_snap',
   es: '_gen_es',
@@ -21,24 +22,30 @@ export const WORK = {
   cs: '_gen_cs',
 } as const;
 
+/**
+ * The in-memory database attached for the minute bars, which another connection loads and expands while
+ * this one works on the options (temporary tables are visible to their own connection only).
+ */
+export const MINUTE_DB = '_gen_minute_db';
+
 /** Column definitions of the tables the JS half appends to (types it can append cheaply). */
 export const WORK_TABLES: Record<
-  'sessions' | 'days' | 'minutes' | 'udays' | 'underlyings' | 'expirations' | 'contracts',
+  'sessions' | 'days' | 'minutes' | 'minuteDays' | 'udays' | 'underlyings' | 'expirations' | 'contracts',
   string
 > = {
   sessions:
     'sid INTEGER, session_date DATE, day INTEGER, midnight_ts DOUBLE, open_ts DOUBLE, next_open_ts DOUBLE, eod_ts DOUBLE, snap_ts DOUBLE, minutes INTEGER',
   days: 'pid INTEGER, sid INTEGER, o DOUBLE, h DOUBLE, l DOUBLE, c DOUBLE, v BIGINT, p_snap DOUBLE',
-  minutes:
-    'symbol VARCHAR, session_date DATE, open_ts DOUBLE, factor DOUBLE, n INTEGER, path VARCHAR, high VARCHAR, low VARCHAR, volume VARCHAR',
+  minutes: 'mid INTEGER, i INTEGER, o DOUBLE, h DOUBLE, l DOUBLE, c DOUBLE, v DOUBLE',
+  minuteDays: 'mid INTEGER, symbol VARCHAR, session_date DATE, open_ts DOUBLE, factor DOUBLE',
   udays:
     'uid INTEGER, sid INTEGER, pid INTEGER, symbol VARCHAR, emit BOOLEAN, factor DOUBLE, close DOUBLE, prev_close DOUBLE, prev_var DOUBLE, share_1545 DOUBLE',
   underlyings:
     'uid INTEGER, symbol VARCHAR, rate DOUBLE, div DOUBLE, theta DOUBLE, skew DOUBLE, curv DOUBLE, tick_lo INTEGER, tick_hi INTEGER, spread_abs DOUBLE, spread_rel DOUBLE, volume_base DOUBLE, size_top INTEGER',
   expirations:
-    'eid INTEGER, uid INTEGER, exp_day INTEGER, exp_ts DOUBLE, kind_mult DOUBLE, first_sid INTEGER, last_sid INTEGER',
+    'eid INTEGER, uid INTEGER, stem VARCHAR, exp_day INTEGER, exp_ts DOUBLE, kind_mult DOUBLE, first_sid INTEGER, last_sid INTEGER',
   contracts:
-    'kid INTEGER, cid INTEGER, eid INTEGER, call_symbol VARCHAR, put_symbol VARCHAR, strike DOUBLE, ln_k DOUBLE, first_sid INTEGER, last_sid INTEGER, list_day INTEGER, level_c DOUBLE, level_p DOUBLE, oi_mult INTEGER, open_end BOOLEAN',
+    'kid INTEGER, cid INTEGER, eid INTEGER, strike_k INTEGER, strike DOUBLE, ln_k DOUBLE, first_sid INTEGER, last_sid INTEGER, list_day INTEGER, level_c DOUBLE, level_p DOUBLE, oi_mult INTEGER, open_end BOOLEAN',
 };
 
 const T = WORK;
@@ -64,28 +71,22 @@ WHERE u.emit`;
 }
 
 /**
- * One-minute bars of the equity underlyings (regular session) in the store's columns, expanded from the
- * JS half's text columns (one row per underlying and day: the n + 1 path points, then the n highs, lows
- * and volumes, prices in 1/10000 dollars of the source series). A day's minutes travel as text because
- * the session's appender writes value by value.
+ * One-minute bars of the equity underlyings (regular session) in the store's columns, from the JS half's
+ * minutes (prices in 1/10000 dollars of the source series) and the underlyings that show each session:
+ * a table of `MINUTE_DB` (run there) or a temporary one.
  */
-export function minuteBarsSql(): string {
-  const price = (x: string) => `(${x} * factor / 10000.0)::DECIMAL(14,4)`;
-  return `CREATE TEMP TABLE ${T.minuteBars} AS
-SELECT symbol, '1' AS resolution, session_date, to_timestamp(open_ts + 60 * i) AS t, ${price('o')} AS o, ${price('h')} AS h,
-  ${price('l')} AS l, ${price('c')} AS c, v
-FROM (
-  SELECT symbol, session_date, open_ts, factor, unnest(range(n)) AS i, unnest(p[1:n]) AS o, unnest(p[2:n + 1]) AS c,
-    unnest(string_split(high, ',')::BIGINT[]) AS h, unnest(string_split(low, ',')::BIGINT[]) AS l,
-    unnest(string_split(volume, ',')::BIGINT[]) AS v
-  FROM (SELECT *, string_split(path, ',')::BIGINT[] AS p FROM ${T.minutes})
-)`;
+export function minuteBarsSql(kind: 'TABLE' | 'TEMP TABLE'): string {
+  const price = (x: string) => `(m.${x} * d.factor / 10000.0)::DECIMAL(14,4)`;
+  return `CREATE ${kind} ${T.minuteBars} AS
+SELECT d.symbol, '1' AS resolution, d.session_date, to_timestamp(d.open_ts + 60 * m.i) AS t, ${price('o')} AS o,
+  ${price('h')} AS h, ${price('l')} AS l, ${price('c')} AS c, m.v::BIGINT AS v
+FROM ${T.minutes} m JOIN ${T.minuteDays} d USING (mid)`;
 }
 
-/** Copies the expanded minute bars into the staging table. */
-export function copyMinuteBarsSql(table: string): string {
+/** Copies the expanded minute bars (from `MINUTE_DB` when `attached`) into the staging table. */
+export function copyMinuteBarsSql(table: string, attached: boolean): string {
   return `INSERT INTO ${quoteIdentifier(table)} (symbol, resolution, session_date, t, o, h, l, c, v)
-SELECT symbol, resolution, session_date, t, o, h, l, c, v FROM ${T.minuteBars}`;
+SELECT symbol, resolution, session_date, t, o, h, l, c, v FROM ${attached ? `${MINUTE_DB}.main` : 'temp'}.${T.minuteBars}`;
 }
 
 /**
@@ -182,6 +183,10 @@ const openInterest = (base: string, day: string, weekHash: string, bits: number)
  * interest never goes negative and moves by at most the session's volume.
  */
 export function contractSessionsSql(): string {
+  // OCC symbols: the expiration's stem (root and date), the side, and the strike in eight digits.
+  const symbols = `SELECT c.*, x.stem || 'C' || lpad(c.strike_k::VARCHAR, 8, '0') AS call_symbol,
+    x.stem || 'P' || lpad(c.strike_k::VARCHAR, 8, '0') AS put_symbol
+  FROM ${T.contracts} c JOIN ${T.expirations} x USING (eid)`;
   return `CREATE TEMP TABLE ${T.cs} AS
 WITH a AS (
   SELECT r.sid, c.cid, c.eid, c.strike, c.ln_k, c.call_symbol, c.put_symbol, c.open_end AND r.sid = c.last_sid AS tail,
@@ -189,7 +194,7 @@ WITH a AS (
     c.level_c * e.oi_scale / c.oi_mult AS base_c, c.level_p * e.oi_scale / c.oi_mult AS base_p,
     e.v_lam * exp(-0.5 * pow(greatest(-6.0, least(6.0, (c.ln_k - e.v_ln_fwd) * e.v_inv_atm_sqt)), 2)) AS lam,
     hash($seed, 17, c.cid, e.day) AS hv, hash($seed, 21, c.cid, e.day // 7) AS hw, hash($seed, 21, c.cid, e.p_day // 7) AS hwp
-  FROM ${T.rows} r JOIN ${T.contracts} c ON c.kid = r.kid JOIN ${T.es} e ON e.eid = c.eid AND e.sid = r.sid AND e.snap = ${EOD}
+  FROM ${T.rows} r JOIN (${symbols}) c ON c.kid = r.kid JOIN ${T.es} e ON e.eid = c.eid AND e.sid = r.sid AND e.snap = ${EOD}
 ), b AS (
   SELECT sid, cid, eid, strike, ln_k, call_symbol, put_symbol, tail, hv, lam,
     ${openInterest('base_c', 'p_day', 'hwp', 1)} AS oi_prev_c, ${openInterest('base_c', 'day', 'hw', 1)} AS oi_now_c,
@@ -220,6 +225,13 @@ ${rows('p_session_date', 'open_time', 'oi_prev_c', 'oi_prev_p', '')}
 UNION ALL
 ${rows('session_date', 'next_open_time', 'oi_tail_c', 'oi_tail_p', '\nWHERE s.tail')}`;
 }
+
+/** `greatest(x, floor)` for a column `x` (a CASE costs DuckDB less). */
+const atLeast = (x: string, floor: string) => `CASE WHEN ${x} > ${floor} THEN ${x} ELSE ${floor} END`;
+
+/** `greatest(low, least(high, x))` for a column `x`. */
+const clamp = (x: string, low: string, high: string) =>
+  `CASE WHEN ${x} > ${high} THEN ${high} WHEN ${x} < ${low} THEN ${low} ELSE ${x} END`;
 
 /** Displayed sizes are drawn from these round lots (as quoted sizes mostly are). */
 export const SIZES = [
@@ -264,6 +276,10 @@ export function quotesSql(
     CASE WHEN t <= 0 THEN 0.0 ELSE (rate * strike * disc - div * spot * dq) / 365 END AS theta_carry`
     : '';
   const greekColumns = all ? ', delta_c, delta_carry, gamma, vega, theta_c, theta_carry' : '';
+  // Cents to dollars as a DECIMAL by integer arithmetic (a DOUBLE → DECIMAL cast costs more).
+  const dollars = (cents: string) => `${cents}::DECIMAL(12,0) * 0.01::DECIMAL(2,2)`;
+  const size = (k: number, cents: string) =>
+    `CASE WHEN ${cents} > 0 THEN ${SIZE_LADDER}[1 + floor(size_scale * ${uniform(k)})::INTEGER] ELSE 0 END`;
   const uniform = (k: number) =>
     `(((hs >> ${16 * k}) & 65535)::DOUBLE * ${num(1 / 65536)} + ${num(0.5 / 65536)})`;
   return `INSERT INTO ${quoteIdentifier(table)} (underlying, option_symbol, session_date, quote_time, bid, ask, bid_size, ask_size,
@@ -272,13 +288,15 @@ WITH a AS (
   SELECT e.underlying, e.session_date, e.q_time, e.spot_dec, s.call_symbol, s.put_symbol, s.strike,
     floor(s.vol_c * e.vol_share)::BIGINT AS vol_c, floor(s.vol_p * e.vol_share)::BIGINT AS vol_p,
     e.spot, e.fwd, e.disc, e.dq, e.t, e.rate, e.div, e.sqt, e.atm, e.skew, e.curv, e.tick_lo, e.tick_hi, e.size_top,
-    e.spread_abs_dte, e.spread_rel_dte, s.ln_k - e.ln_fwd AS lnm, e.inv_atm_sqt,
+    e.spread_abs_dte, e.spread_rel_dte, s.ln_k - e.ln_fwd AS lnm, (s.ln_k - e.ln_fwd) * e.inv_atm_sqt AS z_raw,
     hash($seed, 19, s.cid, s.sid, e.snap) AS h
   FROM ${T.cs} s JOIN ${T.es} e ON e.eid = s.eid AND e.sid = s.sid AND ${snapFilter}
 ), b AS (
-  SELECT *, greatest(-4.0, least(4.0, lnm * inv_atm_sqt)) AS z FROM a
+  SELECT *, ${clamp('z_raw', '-4.0', '4.0')} AS z FROM a
+), b2 AS (
+  SELECT *, 1 + z * (skew + curv * z) AS smile FROM b
 ), c AS (
-  SELECT *, atm * greatest(0.5, 1 + z * (skew + curv * z)) AS sig FROM b
+  SELECT *, atm * ${atLeast('smile', '0.5')} AS sig FROM b2
 ), d AS (
   SELECT *, sig * sqt AS vsq, 0.5 * sig * sqt - lnm / (sig * sqt) AS d1 FROM c
 ), f AS (
@@ -287,36 +305,42 @@ WITH a AS (
   SELECT *, ${normalCdf('d1', 'pdf1')} AS n1, ${normalCdf('d1 - vsq', 'pdf1 * exp(-lnm)')} AS n2 FROM f
 ), k AS (
   SELECT *, disc * (fwd * n1 - strike * n2) AS call_raw FROM g
+), k2 AS (
+  SELECT *, call_raw + disc * strike - spot * dq AS put_raw FROM k
 ), pair AS (
   SELECT underlying, session_date, q_time, spot_dec, call_symbol, put_symbol, vol_c, vol_p, sig, tick_lo, tick_hi, h,
-    hash(h) AS h2, greatest(0.0, call_raw) AS call, greatest(0.0, call_raw + disc * strike - spot * dq) AS put,
+    ${options.greeks === 'none' ? 'NULL' : 'sig::DECIMAL(10,4)'} AS iv, hash(h) AS h2, ${atLeast('call_raw', '0.0')} AS call, ${atLeast('put_raw', '0.0')} AS put,
     (1 + 0.25 * abs(z)) AS widen, size_top / (1 + z * z / 8) AS size_scale, spread_abs_dte, spread_rel_dte${greekInputs}${greeksPair}
-  FROM k
+  FROM k2
 ), side AS (
-  SELECT underlying, session_date, q_time, spot_dec, sig, tick_lo, tick_hi, widen, size_scale, spread_abs_dte, spread_rel_dte,
+  SELECT underlying, session_date, q_time, spot_dec, iv, tick_lo, tick_hi, widen, size_scale, spread_abs_dte, spread_rel_dte,
     is_call, CASE WHEN is_call THEN call_symbol ELSE put_symbol END AS symbol,
     CASE WHEN is_call THEN vol_c ELSE vol_p END AS volume, CASE WHEN is_call THEN call ELSE put END AS model,
     CASE WHEN is_call THEN h ELSE h2 END AS hs${greekColumns}
   FROM pair CROSS JOIN (VALUES (true), (false)) sides(is_call)
 ), l1 AS (
+  -- 0.75 + 0.5 u with u = (k + 0.5) / 65536, exactly.
   SELECT *, CASE WHEN model < 3 THEN tick_lo ELSE tick_hi END AS tick, ${uniform(1)} AS u1,
-    greatest(0.01, (spread_abs_dte + spread_rel_dte * model) * widen * (0.75 + 0.5 * ${uniform(0)})) AS spread
+    (spread_abs_dte + spread_rel_dte * model) * widen * (((hs & 65535)::DOUBLE + 98304.5) * ${num(0.5 / 65536)}) AS spread_raw
   FROM side
 ), l2 AS (
-  SELECT *, model * 100 / tick AS m, spread * 100 / tick AS sp FROM l1
+  SELECT *, model * 100 / tick AS m, ${atLeast('spread_raw', '0.01')} * 100 / tick AS sp FROM l1
 ), l3 AS (
-  SELECT *, (m >= 0.1)::INTEGER AS quoted, greatest(0, floor(m + sp * (0.3 * u1 - 0.65)))::BIGINT AS bid_raw FROM l2
+  SELECT *, m + sp * (0.3 * u1 - 0.65) AS bid_at, ceil(m + sp * (0.3 * u1 + 0.35))::BIGINT AS ask_raw FROM l2
 ), l4 AS (
-  SELECT *, quoted * bid_raw * tick AS bid_c, quoted * greatest(ceil(m + sp * (0.3 * u1 + 0.35))::BIGINT, bid_raw + 1) * tick AS ask_c
-  FROM l3
+  SELECT *, CASE WHEN bid_at < 0 THEN 0 ELSE floor(bid_at)::BIGINT END AS bid_raw FROM l3
+), l5 AS (
+  SELECT *, CASE WHEN m >= 0.1 THEN bid_raw * tick ELSE 0 END AS bid_c,
+    CASE WHEN m >= 0.1 THEN CASE WHEN ask_raw > bid_raw THEN ask_raw ELSE bid_raw + 1 END * tick ELSE 0 END AS ask_c
+  FROM l4
+), l6 AS (
+  SELECT *, bid_c + round((ask_c - bid_c) * u1)::BIGINT AS last_c FROM l5
 )
-SELECT underlying, symbol, session_date, q_time, bid_c / 100, ask_c / 100,
-  ${SIZE_LADDER}[1 + floor(size_scale * ${uniform(2)})::INTEGER] * (bid_c > 0)::INTEGER,
-  ${SIZE_LADDER}[1 + floor(size_scale * ${uniform(3)})::INTEGER] * (ask_c > 0)::INTEGER,
-  CASE WHEN volume = 0 THEN NULL ELSE greatest(1, bid_c + round((ask_c - bid_c) * u1)::BIGINT) / 100 END,
-  volume, q_time, spot_dec,
-  ${options.greeks === 'none' ? 'NULL' : 'sig::DECIMAL(10,4)'},
+SELECT underlying, symbol, session_date, q_time, ${dollars('bid_c')}, ${dollars('ask_c')}, ${size(2, 'bid_c')},
+  ${size(3, 'ask_c')},
+  CASE WHEN volume = 0 THEN NULL WHEN last_c > 1 THEN ${dollars('last_c')} ELSE 0.01::DECIMAL(12,2) END,
+  volume, q_time, spot_dec, iv,
   ${greek('CASE WHEN is_call THEN delta_c ELSE delta_c - delta_carry END')},
   ${greek('gamma')}, ${greek('CASE WHEN is_call THEN theta_c ELSE theta_c + theta_carry END')}, ${greek('vega')}
-FROM l4`;
+FROM l6`;
 }
