@@ -547,58 +547,6 @@ describe('generateMarket failures', () => {
   });
 });
 
-describe('SqlSession additions the generator relies on', () => {
-  it('appends a data chunk at a time (typed arrays, nulls, dates) and refuses a type it cannot', async () => {
-    const sql = await SqlSession.open();
-    try {
-      await sql.run('CREATE TABLE t (i INTEGER, d DOUBLE, s VARCHAR, b BOOLEAN, n BIGINT, day DATE)');
-      const rows = 5000;
-      const ints = Int32Array.from({ length: rows }, (_, i) => i - 7);
-      await sql.appendChunked('t', [
-        ints,
-        Float64Array.from(ints, (i) => i / 4),
-        Array.from(ints, (i) => (i % 3 === 0 ? null : `s${i}`)),
-        Array.from(ints, (i) => i % 2 === 0),
-        Array.from(ints, (i) => i * 1_000_003),
-        Array.from(ints, (i) => (i === 4000 ? undefined : '2020-02-28')),
-      ]);
-      expect(
-        await sql.all(
-          `SELECT count(*) AS rows, sum(i) AS i, sum(d) AS d, count(s) AS s, count(*) FILTER (b) AS b, sum(n) AS n,
-            count(day) AS days, max(day)::VARCHAR AS day FROM t`,
-        ),
-      ).toEqual([
-        {
-          rows,
-          i: 12_462_500,
-          d: 12_462_500 / 4,
-          s: rows - 1667,
-          b: 2500,
-          n: 12_462_500 * 1_000_003,
-          days: rows - 1,
-          day: '2020-02-28',
-        },
-      ]);
-      await sql.run('CREATE TABLE u (x DECIMAL(10,2))');
-      await expect(sql.appendChunked('u', [[1.5]])).rejects.toThrow(/unsupported column type DECIMAL/);
-    } finally {
-      sql.close();
-    }
-  });
-
-  it('opens a second connection to the same database that closes without closing the database', async () => {
-    const sql = await SqlSession.open();
-    try {
-      const other = await sql.connect();
-      await other.run("ATTACH ':memory:' AS shared; CREATE TABLE shared.main.x AS SELECT 42 AS v");
-      other.close();
-      expect(await sql.value('SELECT v FROM shared.main.x')).toBe(42);
-    } finally {
-      sql.close();
-    }
-  });
-});
-
 describe('minute bars of one session', () => {
   const bars = (day: SessionPins) => {
     const path = intradayPath(day, createRandom(1, 'path'));
