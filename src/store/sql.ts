@@ -4,7 +4,6 @@
  * instants as epoch seconds, decimals and safe bigints as numbers).
  */
 import {
-  type DuckDBAppender,
   type DuckDBConnection,
   DuckDBDataChunk,
   type DuckDBDecimalType,
@@ -122,37 +121,12 @@ export class SqlSession {
   }
 
   /**
-   * Appends rows given column by column to an existing table, in the table's column order. Values are
-   * converted by the table's column types (dates as `YYYY-MM-DD`, instants as epoch seconds).
+   * Appends rows given column by column to an existing table, in the table's column order, a data chunk at
+   * a time. Values are converted by the table's column types (dates as `YYYY-MM-DD` or day numbers, instants
+   * as epoch seconds, decimals from numbers); a typed array that matches a numeric column's type is copied
+   * into it as it is.
    */
   async append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
-    this.memo.clear();
-    const appender = await this.connection.createAppender(table);
-    try {
-      const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
-      const length = columns.find((c) => c !== undefined)?.length ?? 0;
-      const writers = types.map((type) => valueWriter(appender, type));
-      for (let i = 0; i < length; i++) {
-        for (let c = 0; c < writers.length; c++) {
-          const value = columns[c]?.[i];
-          if (value === null || value === undefined) appender.appendNull();
-          else writers[c]!(value);
-        }
-        appender.endRow();
-      }
-      appender.flushSync();
-    } catch (cause) {
-      throw new StoreError(`append to ${table} failed: ${messageOf(cause)}`, { cause });
-    } finally {
-      appender.closeSync();
-    }
-  }
-
-  /**
-   * `append` a data chunk at a time: the same values and conversions, many times faster for large tables,
-   * but only for VARCHAR, BOOLEAN, INTEGER, BIGINT, DOUBLE and DATE columns (typed arrays welcome).
-   */
-  async appendChunked(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
     this.memo.clear();
     const appender = await this.connection.createAppender(table);
     try {
@@ -248,7 +222,7 @@ function copyTyped(vector: DuckDBVector, column: unknown, offset: number, rows: 
   return same;
 }
 
-/** The conversion `valueWriter` applies, as a value for a data chunk's vector. */
+/** How `append` turns a value into one for a vector of `type`. */
 function chunkValue(type: DuckDBType): (value: unknown) => DuckDBValue {
   switch (type.typeId) {
     case DuckDBTypeId.VARCHAR:
@@ -262,35 +236,13 @@ function chunkValue(type: DuckDBType): (value: unknown) => DuckDBValue {
       return (v) => BigInt(v as number | bigint);
     case DuckDBTypeId.DATE:
       return (v) => dateValue(typeof v === 'string' ? Date.parse(`${v}T00:00:00Z`) / DAY_MS : Number(v));
-    default:
-      throw new StoreError(`appendChunked: unsupported column type ${type.toString()}`);
-  }
-}
-
-function valueWriter(appender: DuckDBAppender, type: DuckDBType): (value: unknown) => void {
-  switch (type.typeId) {
-    case DuckDBTypeId.VARCHAR:
-      return (v) => appender.appendVarchar(String(v));
-    case DuckDBTypeId.BOOLEAN:
-      return (v) => appender.appendBoolean(Boolean(v));
-    case DuckDBTypeId.INTEGER:
-      return (v) => appender.appendInteger(Number(v));
-    case DuckDBTypeId.BIGINT:
-      return (v) => appender.appendBigInt(BigInt(v as number | bigint));
-    case DuckDBTypeId.DOUBLE:
-      return (v) => appender.appendDouble(Number(v));
-    case DuckDBTypeId.DATE:
-      return (v) =>
-        appender.appendDate(
-          dateValue(typeof v === 'string' ? Date.parse(`${v}T00:00:00Z`) / DAY_MS : Number(v)),
-        );
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return (v) => appender.appendTimestampTZ(timestampTZValue(BigInt(Math.round(Number(v) * 1e6))));
+      return (v) => timestampTZValue(BigInt(Math.round(Number(v) * 1e6)));
     case DuckDBTypeId.DECIMAL: {
       const { width, scale } = type as DuckDBDecimalType;
-      return (v) => appender.appendDecimal(DuckDBDecimalValue.fromDouble(Number(v), width, scale));
+      return (v) => DuckDBDecimalValue.fromDouble(Number(v), width, scale);
     }
     default:
-      return (v) => appender.appendValue(v as DuckDBValue, type);
+      return (v) => v as DuckDBValue;
   }
 }

@@ -902,7 +902,7 @@ async function createWorkTables(
   for (const [key, rows] of Object.entries(tables) as [WorkTable, ColumnData | undefined][]) {
     if (rows === undefined) continue;
     await sql.run(`CREATE ${kind} ${WORK[key]} (${WORK_TABLES[key]})`);
-    await sql.appendChunked(WORK[key], rows);
+    await sql.append(WORK[key], rows);
   }
 }
 
