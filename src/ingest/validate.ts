@@ -82,10 +82,11 @@ async function tablesWithRows(sql: SqlSession, names: readonly string[]): Promis
   const existing = new Set(rows.map((r) => r.name));
   const present = names.filter((name) => existing.has(name));
   if (present.length === 0) return new Set();
-  const { columns } = await sql.columns(
-    `SELECT ${present.map((name) => `(SELECT count(*) FROM ${q(name)})`).join(', ')}`,
+  // Rows, not scalar subqueries: cheaper to plan.
+  const counts = await sql.all<{ i: number; n: number }>(
+    present.map((name, i) => `SELECT ${i} AS i, count(*) AS n FROM ${q(name)}`).join(' UNION ALL '),
   );
-  return new Set(present.filter((_, i) => Number(columns[i]![0]) > 0));
+  return new Set(counts.filter((c) => Number(c.n) > 0).map((c) => present[Number(c.i)]!));
 }
 
 /**
@@ -128,58 +129,58 @@ type Target = readonly [TableName, string];
  * Whether any rule would refuse any row, answered set-wise without joining rows to the sessions and
  * symbols: the row-alone rules in one scan per table, the joined ones per distinct session date and per
  * contract (a contract expired before the last session it is quoted on), the duplicate rule by counting
- * distinct key hashes. Usually nothing is refused and the per-row pass (`ruleSelect`) never runs.
+ * distinct key hashes. Usually nothing is refused and the per-row pass (`ruleSelect`) never runs. One
+ * query, its tests as rows of a union: scalar subqueries cost more to plan, which is most of the time
+ * on a small file. `duplicates` tells whether two quotes share a key.
  */
 async function anyRefused(
   sql: SqlSession,
   targets: readonly Target[],
-  quotesUnique: boolean,
-): Promise<boolean> {
-  if (!quotesUnique) return true;
+): Promise<{ refused: boolean; duplicates: boolean }> {
   const tests: string[] = [];
   const symbolSources: string[] = [];
   // A join, not a filter, on the distinct dates: DuckDB would push a filter down to every row.
   const sessionDates = (name: string, column: string) =>
-    `(SELECT count(*) FROM (SELECT DISTINCT ${q(column)} AS d FROM ${q(name)}) x
-       LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = x.d WHERE s.session_date IS NULL) > 0`;
+    `SELECT 0, count(*) > 0 FROM (SELECT DISTINCT ${q(column)} AS d FROM ${q(name)}) x
+       LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = x.d WHERE s.session_date IS NULL`;
   for (const [table, name] of targets) {
     const rules =
       table === 'option_quotes' ? QUOTE_RULES : table === 'open_interest' ? OPEN_INTEREST_RULES : [];
     const alone = rules.filter((rule) => !rule.joined).map((rule) => rule.when);
     tests.push(
-      `EXISTS (SELECT 1 FROM ${q(name)} t WHERE ${['t._reject IS NOT NULL', ...alone].join(' OR ')})`,
+      `SELECT 0, count(*) > 0 FROM (SELECT 1 FROM ${q(name)} t WHERE ${['t._reject IS NOT NULL', ...alone].join(' OR ')} LIMIT 1)`,
     );
     if (table === 'option_quotes') {
+      // Equal keys hash alike, so as many distinct key hashes as rows rules out a duplicate; counting
+      // hashes costs less than grouping by the keys themselves, and usually no key repeats.
+      const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
+      tests.push(`SELECT 1, count(*) <> count(DISTINCT hash(${key})) FROM ${q(name)}`);
       tests.push(sessionDates(name, 'session_date'));
-      symbolSources.push(
-        `SELECT option_symbol, max(session_date) AS last_session FROM ${q(name)} GROUP BY ALL`,
-      );
+      symbolSources.push(`SELECT option_symbol, session_date AS last_session FROM ${q(name)}`);
     } else if (table === 'open_interest') {
       tests.push(sessionDates(name, 'settled_session'));
-      symbolSources.push(`SELECT DISTINCT option_symbol, CAST(NULL AS DATE) FROM ${q(name)}`);
+      symbolSources.push(`SELECT option_symbol, CAST(NULL AS DATE) FROM ${q(name)}`);
     }
   }
   if (symbolSources.length > 0) {
+    // One group per contract over all sources, and the symbol's parts taken once.
     const occ = occPartsSql('option_symbol');
-    const invalid = `NOT (regexp_full_match(option_symbol, $1) AND ${occ.expiration} IS NOT NULL AND ${occ.strike} <> 0)`;
-    const expired = `regexp_full_match(option_symbol, $1) AND ${occ.expiration} < last_session`;
-    tests.push(`(SELECT coalesce(bool_or(${invalid} OR ${expired}), false) FROM (
-        SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
-        WHERE option_symbol IS NOT NULL GROUP BY ALL))`);
+    const refused = `CASE WHEN regexp_full_match(option_symbol, $1)
+      THEN expiration IS NULL OR coalesce(strike = 0, false) OR coalesce(expiration < last_session, false)
+      ELSE true END`;
+    tests.push(`SELECT 0, coalesce(bool_or(${refused}), false) FROM (
+        SELECT option_symbol, last_session, ${occ.expiration} AS expiration, ${occ.strike} AS strike FROM (
+          SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
+          WHERE option_symbol IS NOT NULL GROUP BY ALL))`);
   }
-  if (tests.length === 0) return false;
-  return sql.value<boolean>(
-    `SELECT ${tests.join(' OR ')}`,
+  if (tests.length === 0) return { refused: false, duplicates: false };
+  const [row] = await sql.all<{ refused: boolean; duplicates: boolean }>(
+    `SELECT coalesce(bool_or(x) FILTER (WHERE kind = 0), false) AS refused,
+            coalesce(bool_or(x) FILTER (WHERE kind = 1), false) AS duplicates
+     FROM (${tests.map((test, i) => (i === 0 ? `SELECT * FROM (${test}) t(kind, x)` : test)).join('\n     UNION ALL ')})`,
     symbolSources.length > 0 ? [OCC_SYMBOL_SQL_REGEX] : [],
   );
-}
-
-/** Whether the quote rows of a table have no two alike in contract and quote time. */
-async function uniqueQuoteKeys(sql: SqlSession, name: string): Promise<boolean> {
-  const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
-  // Equal keys hash alike, so as many distinct key hashes as rows rules out a duplicate; counting hashes
-  // costs less than grouping by the keys themselves, and usually no key repeats.
-  return sql.value<boolean>(`SELECT count(*) = count(DISTINCT hash(${key})) FROM ${q(name)}`);
+  return { refused: row!.refused || row!.duplicates, duplicates: row!.duplicates };
 }
 
 /**
@@ -199,9 +200,8 @@ export async function validateStaging(
     names.map(([, name]) => name),
   );
   const targets = names.filter(([, name]) => present.has(name));
-  const quotes = targets.find(([table]) => table === 'option_quotes')?.[1];
-  const quotesUnique = quotes === undefined || (await uniqueQuoteKeys(sql, quotes));
-  if (!(await anyRefused(sql, targets, quotesUnique))) return [];
+  const { refused, duplicates } = await anyRefused(sql, targets);
+  if (!refused) return [];
   const symbolTables = targets
     .filter(([table]) => table === 'option_quotes' || table === 'open_interest')
     .map(([, name]) => name);
@@ -212,7 +212,7 @@ export async function validateStaging(
     if (table === 'option_quotes') {
       selects.push(ruleSelect(name, QUOTE_RULES, 'session_date', symbols));
       const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
-      if (!quotesUnique)
+      if (duplicates)
         selects.push(
           `SELECT t._line AS line, 'duplicate row: same contract and quote time as line ' || CAST(d.first AS VARCHAR) AS reason
          FROM ${q(name)} t JOIN (
