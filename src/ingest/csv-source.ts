@@ -45,8 +45,11 @@ export type CsvSource = {
   /** The header line (0 when the file has none: data starts on line 1). */
   readonly headerLine: number;
   readonly delimiter?: string;
-  /** The file's lines, when already being scanned (e.g. while hashing it); scanned here otherwise. */
-  readonly scan?: Promise<LineScan>;
+  /**
+   * Starts (or joins) a scan of the file's lines, e.g. the one that hashes it; the file is scanned here
+   * otherwise. Called once the read is under way, so that the scan runs beside it.
+   */
+  readonly scan?: () => Promise<LineScan>;
 };
 
 /** The table side of `readCsvInto`. */
@@ -208,16 +211,17 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
       quote = '"', escape = '"', ignore_errors = true, store_rejects = true,
       rejects_table = ${quoteLiteral(rejectsTable)}, rejects_scan = ${quoteLiteral(rejectsScan)})`;
   const outputs = Object.entries(insert.outputs);
-  // Blank lines are found while DuckDB reads (they shift line numbers; DuckDB skips them silently).
-  const scan = source.scan ?? scanLines(source.file);
-  scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
-  await sql.run(
+  const inserting = sql.run(
     `INSERT INTO ${q(insert.target)} (${outputs.map(([name]) => q(name)).join(', ')}, _reject)
      SELECT ${outputs.map(([, expr]) => expr).join(', ')}, r._reject
      FROM (SELECT *, CAST(${reject} AS VARCHAR) AS _reject
            FROM (SELECT ${fieldSql.join(', ')}, ${rawNames.join(', ')} FROM ${reader})) r`,
     params,
   );
+  // Blank lines are found while DuckDB reads (they shift line numbers; DuckDB skips them silently).
+  const scan = source.scan?.() ?? scanLines(source.file);
+  scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
+  await inserting;
   try {
     const malformedRows = await sql.all<{ line: number; message: string; type: string }>(
       `SELECT line, arg_min(error_message, column_idx) AS message, arg_min(error_type, column_idx) AS type
@@ -276,10 +280,9 @@ export async function readCsvTyped(
   const skip = source.headerLine > 1 ? `skip = ${bind(source.headerLine - 1)}, ` : '';
   const dateFormat = insert.dateFormat === undefined ? '' : `dateformat = ${bind(insert.dateFormat)}, `;
   const outputs = Object.entries(insert.outputs);
-  const scan = source.scan ?? scanLines(source.file);
-  scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
+  let scan: Promise<LineScan> | undefined;
   try {
-    await sql.run(
+    const inserting = sql.run(
       `INSERT INTO ${q(insert.target)} (${outputs.map(([name]) => q(name)).join(', ')})
        SELECT ${outputs.map(([, expr]) => expr).join(', ')}
        FROM read_csv(${bind(source.file)}, ${skip}header = ${source.headerLine > 0},
@@ -288,6 +291,9 @@ export async function readCsvTyped(
          rejects_table = ${quoteLiteral(rejectsTable)}, rejects_scan = ${quoteLiteral(rejectsScan)})`,
       params,
     );
+    scan = source.scan?.() ?? scanLines(source.file);
+    scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
+    await inserting;
     const [counts] = await sql.all<{ rejected: number; records: number; base: number | null }>(
       `SELECT (SELECT count(*) FROM ${q(rejectsTable)}) AS rejected,
               (SELECT count(*) FROM ${q(insert.target)}) AS records,

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { IngestError, UsageError } from '../errors.js';
 import { createStagingTableSql, TABLES, type TableName } from '../store/schema.js';
-import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
+import { quoteIdentifier as q, quoteLiteral, type SqlSession } from '../store/sql.js';
 import type { CommitResult, WriteTransaction } from '../store/writer.js';
 import { createSessionsTable } from './calendar-table.js';
 import { type LineScan, scanLines, tempTableName } from './csv-source.js';
@@ -144,21 +144,29 @@ export async function stageFiles<O extends StageFilesOptions>(
   if (bytes < ONE_THREAD_BELOW_BYTES) await sql.run('SET threads = 1');
   await createSessionsTable(sql);
   await ensureStagingTables(sql);
-  // Hashing runs beside DuckDB's work (it reads the file in this thread while DuckDB uses its own).
+  // Hashing runs beside DuckDB's work: it reads the files in this thread while DuckDB uses its own. It
+  // starts when the first file's read does (a CSV format starts it once its read is under way), so that
+  // the short statements before then do not wait on this thread; files are hashed one after another.
   let estimate: number | undefined;
-  const hashes: Promise<FileHash>[] = [];
-  for (const file of files) {
-    const known = options.hashes?.get(file);
-    hashes.push(
-      known !== undefined
-        ? Promise.resolve(known)
-        : (hashes.at(-1) ?? Promise.resolve()).then(() => hashFile(file)),
-    );
-  }
-  const allHashed = Promise.all(hashes).then((all) => {
-    estimate = all.reduce((sum, h) => sum + Math.max(h.lines - 1, 0), 0);
-  });
-  allHashed.catch(() => {}); // a failure surfaces where the file's own hash is awaited
+  let hashes: Promise<FileHash>[] | undefined;
+  const hashing = (): Promise<FileHash>[] => {
+    if (hashes !== undefined) return hashes;
+    const started: Promise<FileHash>[] = [];
+    for (const file of files) {
+      const known = options.hashes?.get(file);
+      started.push(
+        known !== undefined
+          ? Promise.resolve(known)
+          : (started.at(-1) ?? Promise.resolve()).then(() => hashFile(file)),
+      );
+    }
+    const all = Promise.all(started).then((scans) => {
+      estimate = scans.reduce((sum, h) => sum + Math.max(h.lines - 1, 0), 0);
+    });
+    all.catch(() => {}); // a failure surfaces where the file's own hash is awaited
+    hashes = started;
+    return started;
+  };
   const { onProgress, hashes: _known, ...formatOptions }: StageFilesOptions = options;
   const totals = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const rejects: Reject[] = [];
@@ -178,7 +186,7 @@ export async function stageFiles<O extends StageFilesOptions>(
       const result = await stageOne(sql, file, adapter, {
         ...formatOptions,
         tables: perFile,
-        scan: hashes[i]!,
+        scan: () => hashing()[i]!,
       });
       const { counts, ...description } = await describe(sql, perFile);
       const rows: Record<string, number> = {};
@@ -192,7 +200,7 @@ export async function stageFiles<O extends StageFilesOptions>(
         const vouched = table === 'option_quotes' || result.uniqueKeys.includes(table);
         unique.set(table, !unique.has(table) && vouched);
       }
-      const hash = await hashes[i]!;
+      const hash = await hashing()[i]!;
       staged.push({
         source: file,
         sha256: hash.sha256,
@@ -214,7 +222,7 @@ export async function stageFiles<O extends StageFilesOptions>(
         await sql.run(TABLE_NAMES.map((table) => `DROP TABLE IF EXISTS ${q(perFile[table])}`).join('; '));
     }
   }
-  await allHashed;
+  await Promise.all(hashing());
   const uniqueKeys = [...unique].flatMap(([table, known]) => (known ? [table] : []));
   return { rows: totals, rejects, files: staged, uniqueKeys };
 }
@@ -298,24 +306,37 @@ function byLine(a: Reject, b: Reject): number {
   return (a.line ?? 0) - (b.line ?? 0);
 }
 
-/** The rows of each table of one file's staging, and the sessions and underlyings they hold: one query. */
+/**
+ * The rows of each table of one file's staging, and the sessions and underlyings they hold: one query,
+ * answered as rows (scalar subqueries building lists cost twice as much to plan and run on a small file).
+ */
 async function describe(
   sql: SqlSession,
   tables: Record<TableName, string>,
 ): Promise<{ counts: Record<TableName, number>; sessions: string[]; underlyings: string[] }> {
-  const [row] = await sql.all<Record<TableName, number> & { sessions: string[]; underlyings: string[] }>(
-    `SELECT ${TABLE_NAMES.map((table) => `(SELECT count(*) FROM ${q(tables[table])}) AS ${q(table)}`).join(', ')},
-       (SELECT coalesce(list(CAST(d AS VARCHAR) ORDER BY d), []) FROM (
-          SELECT DISTINCT session_date AS d FROM (
-            SELECT session_date FROM ${q(tables.option_quotes)} UNION ALL SELECT session_date FROM ${q(tables.stock_bars)}
-          ) WHERE session_date IS NOT NULL)) AS sessions,
-       (SELECT coalesce(list(u ORDER BY u), []) FROM (
-          SELECT DISTINCT u FROM (
-            SELECT underlying AS u FROM ${q(tables.option_quotes)}
-            UNION ALL SELECT underlying FROM ${q(tables.open_interest)}
-            UNION ALL SELECT symbol FROM ${q(tables.stock_bars)}
-          ) WHERE u IS NOT NULL)) AS underlyings`,
+  const rows = await sql.all<{ kind: number; value: string; n: number | null }>(
+    `SELECT 0 AS kind, CAST(d AS VARCHAR) AS value, NULL::BIGINT AS n FROM (
+       SELECT DISTINCT session_date AS d FROM (
+         SELECT session_date FROM ${q(tables.option_quotes)} UNION ALL SELECT session_date FROM ${q(tables.stock_bars)}
+       ) WHERE session_date IS NOT NULL)
+     UNION ALL SELECT 1, u, NULL FROM (
+       SELECT DISTINCT u FROM (
+         SELECT underlying AS u FROM ${q(tables.option_quotes)}
+         UNION ALL SELECT underlying FROM ${q(tables.open_interest)}
+         UNION ALL SELECT symbol FROM ${q(tables.stock_bars)}
+       ) WHERE u IS NOT NULL)
+     ${TABLE_NAMES.map((table) => `UNION ALL SELECT 2, ${quoteLiteral(table)}, count(*) FROM ${q(tables[table])}`).join('\n     ')}`,
   );
-  const { sessions, underlyings, ...counts } = row!;
-  return { counts: counts as Record<TableName, number>, sessions, underlyings };
+  const counts = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
+  const sessions: string[] = [];
+  const underlyings: string[] = [];
+  for (const { kind, value, n } of rows) {
+    if (kind === 0) sessions.push(value);
+    else if (kind === 1) underlyings.push(value);
+    else counts[value as TableName] = Number(n);
+  }
+  // YYYY-MM-DD dates sort as text; symbols in code-unit order, as DuckDB sorts VARCHAR.
+  sessions.sort();
+  underlyings.sort();
+  return { counts, sessions, underlyings };
 }

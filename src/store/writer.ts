@@ -136,11 +136,14 @@ export class WriteTransaction {
       const tables = structuredClone(this.base.tables);
       const rows: Partial<Record<TableName, number>> = {};
       let files = 0;
-      const counts = await this.sql.all<Record<TableName, number>>(
-        `SELECT ${TABLE_NAMES.map((t) => `(SELECT count(*) FROM ${q(t)}) AS ${q(t)}`).join(', ')}`,
+      const counted = await this.sql.all<{ name: TableName; n: number }>(
+        TABLE_NAMES.map((t) => `SELECT ${quoteLiteral(t)} AS name, count(*) AS n FROM ${q(t)}`).join(
+          ' UNION ALL ',
+        ),
       );
+      const counts = new Map(counted.map((c) => [c.name, Number(c.n)]));
       for (const table of TABLE_NAMES) {
-        const staged = Number(counts[0]![table]);
+        const staged = counts.get(table) ?? 0;
         if (staged === 0) continue;
         rows[table] = staged;
         if (!unique.has(table)) await this.dedupeStaging(table);

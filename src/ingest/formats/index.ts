@@ -31,8 +31,11 @@ export type StageOptions = {
   readonly mapping?: string;
   /** Keep going past a bad row or body: report it as a reject instead of failing. */
   readonly skipInvalid?: boolean;
-  /** The file's lines, when the caller is already scanning them (e.g. while hashing the file). */
-  readonly scan?: Promise<LineScan>;
+  /**
+   * Starts (or joins) the caller's scan of the file's lines, e.g. while hashing it; called once the
+   * file's read is under way.
+   */
+  readonly scan?: () => Promise<LineScan>;
 };
 
 /**
