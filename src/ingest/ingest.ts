@@ -183,6 +183,7 @@ export async function stageFiles<O extends StageFilesOptions>(
       if (!direct) {
         await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table, perFile[table])).join('; '));
       }
+      if (adapter.readsCsv !== true) hashing(); // beside the format's own reading
       const result = await stageOne(sql, file, adapter, {
         ...formatOptions,
         tables: perFile,

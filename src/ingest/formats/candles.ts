@@ -412,6 +412,7 @@ export async function stageCandles(
         columns: header.names.length,
         headerLine: mapping.header ? header.line : 0,
         delimiter: mapping.delimiter,
+        ...(options.scan === undefined ? {} : { scan: options.scan }),
       },
       {
         target: raw,
@@ -441,6 +442,7 @@ export async function stageCandles(
 /** The `candles` format: `--mapping` is a preset (`lean`, `lean-minute`), inline JSON or a JSON file. */
 export const candlesFormat: IngestFormat = {
   name: 'candles',
+  readsCsv: true,
   description: 'stock bars from CSV with a column mapping; presets lean (daily) and lean-minute',
   async stage(sql, file, options: BarStageOptions) {
     let mapping: CandlesMapping;

@@ -161,7 +161,12 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
   try {
     const read = await readCsvInto(
       sql,
-      { file, columns: header.names.length, headerLine: header.line },
+      {
+        file,
+        columns: header.names.length,
+        headerLine: header.line,
+        ...(options.scan === undefined ? {} : { scan: options.scan }),
+      },
       {
         target: quotes,
         fields,
@@ -231,6 +236,7 @@ async function stampSnapshots(sql: SqlSession, quotes: string): Promise<void> {
 /** Cboe DataShop Option EOD Summary files. */
 export const cboeEodFormat: IngestFormat = {
   name: 'cboe-eod',
+  readsCsv: true,
   description: 'Cboe DataShop Option EOD Summary CSV (two snapshots per row: 15:45 ET and the close)',
   stage,
 };

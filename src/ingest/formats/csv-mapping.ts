@@ -338,7 +338,13 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
   try {
     const read = await readCsvInto(
       sql,
-      { file, columns: header.names.length, headerLine: header.line, delimiter: mapping.delimiter },
+      {
+        file,
+        columns: header.names.length,
+        headerLine: header.line,
+        delimiter: mapping.delimiter,
+        ...(options.scan === undefined ? {} : { scan: options.scan }),
+      },
       {
         target: quotes,
         fields,
@@ -390,6 +396,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
 /** Option-chain CSV files described by a mapping. */
 export const csvMappingFormat: IngestFormat = {
   name: 'csv',
+  readsCsv: true,
   description: 'Any option-chain CSV, described by a JSON mapping (--mapping <file>)',
   stage,
 };

@@ -426,6 +426,7 @@ function uniqueOpenInterest(hasNext: boolean): Pick<StageResult, 'uniqueKeys'> {
 /** HistoricalOptionData L2/L3 end-of-day option files. */
 export const hodFormat: IngestFormat = {
   name: 'hod',
+  readsCsv: true,
   description:
     'HistoricalOptionData.com L2/L3 end-of-day option CSV (q = 16:00 ET; OI settled the session before)',
   stage,

@@ -56,6 +56,8 @@ export type StageResult = {
 export type IngestFormat = {
   readonly name: string;
   readonly description: string;
+  /** Reads CSV through `csv-source`, which starts `options.scan` once its read is under way. */
+  readonly readsCsv?: true;
   stage(sql: SqlSession, file: string, options: StageOptions): Promise<StageResult>;
 };
 
