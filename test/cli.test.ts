@@ -43,6 +43,25 @@ describe('pitchain ingest', () => {
     await expect(fs.access(path.join(store, 'write.lock'))).rejects.toThrow();
   });
 
+  it('skips a file already ingested under its name; a renamed copy commits and changes nothing', async () => {
+    const store = path.join(dir, 'again');
+    const file = sharedData('options/hod_L3_A_2016-01-05.csv');
+    const first = await cli('ingest', '--store', store, '--format', 'hod', file);
+    expect(first.code, first.stderr).toBe(0);
+    const version = (await readManifest(store))!.dataVersion;
+    const again = await cli('ingest', '--store', store, '--format', 'hod', file);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('already ingested, skipped');
+    expect(again.stdout).toContain(`nothing to ingest; data version: ${version}`);
+    const copy = path.join(dir, 'renamed-copy.csv');
+    await fs.copyFile(file, copy);
+    const renamed = await cli('ingest', '--store', store, '--format', 'hod', copy);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stdout).toContain(`data version: ${version} (unchanged)`);
+    const manifest = (await readManifest(store))!;
+    expect(manifest.provenance.map((p) => p.source)).toEqual(['hod_L3_A_2016-01-05.csv']);
+  });
+
   it('with --skip-invalid commits the good rows and writes the refused ones with reasons', async () => {
     const store = path.join(dir, 'skip');
     const rejects = path.join(dir, 'rejects.csv');

@@ -61,6 +61,13 @@ export function registerIngest(program: Command): void {
         const fresh: string[] = [];
         const hashes = new Map<string, FileHash>();
         for (const file of files) {
+          // A file named like no source of this format in the store is new, or a renamed copy whose
+          // commit changes nothing; it is hashed beside its staging. Only the others are hashed first,
+          // to skip them if already ingested: hashing a large file alone takes seconds.
+          if (!tx.hasSource(path.basename(file), format.name)) {
+            fresh.push(file);
+            continue;
+          }
           const hash = await hashFile(file).catch((cause: unknown) => {
             throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
           });

@@ -117,6 +117,11 @@ export class WriteTransaction {
     return this.base.dataVersion;
   }
 
+  /** Whether the store's provenance holds a source of this name (as recorded) and format. */
+  hasSource(source: string, format: string): boolean {
+    return this.base.provenance.some((p) => p.source === source && p.format === format);
+  }
+
   /** Whether a source with this content hash and format is already in the store's provenance. */
   alreadyIngested(sha256: string, format: string): boolean {
     return this.base.provenance.some((p) => p.sha256 === sha256 && p.format === format);
