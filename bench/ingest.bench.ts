@@ -3,7 +3,8 @@
  * against DuckDB's own `read_csv` → zstd Parquet `COPY` of the same file, with DuckDB's default options
  * and with the options the store writes its quotes with, all in rows per second. Run on the real HistoricalOptionData SPXW file, and
  * on a generated CSV of over five million rows in the same L2 layout. Ours and the baseline alternate, so
- * that load from other processes falls on both.
+ * that load from other processes falls on both. The SPXW file takes a few hundred milliseconds a run, so
+ * its medians are over 15 runs: five swung with the host's speed by up to a third.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
@@ -308,7 +309,7 @@ export default defineBenchmark({
       [STORE_OPTIONS, ', baseline with the store’s Parquet options'],
     ] as const) {
       ctx.log(`real file ${REAL_FILE}; baseline ${copyOptions}`);
-      const small = await race(ctx, real, { warmup: 1, iterations: 5 }, copyOptions);
+      const small = await race(ctx, real, { warmup: 1, iterations: 15 }, copyOptions);
       ctx.log(`${big}: ${(size / 2 ** 20).toFixed(0)} MB; baseline ${copyOptions}`);
       const large = await race(ctx, big, { warmup: 0, iterations: 2 }, copyOptions);
       if (large.rows !== generated) throw new Error(`ingested ${large.rows} rows of ${generated} written`);
