@@ -139,22 +139,29 @@ async function anyRefused(
 ): Promise<{ refused: boolean; duplicates: boolean }> {
   const tests: string[] = [];
   const symbolSources: string[] = [];
+  // A row of the union: whether the test finds something, and whether it looks for a refusal (0) or a
+  // duplicate (1).
+  const test = (kind: 0 | 1, found: string, from: string) =>
+    `SELECT ${kind} AS kind, ${found} AS x FROM ${from}`;
   // A join, not a filter, on the distinct dates: DuckDB would push a filter down to every row.
   const sessionDates = (name: string, column: string) =>
-    `SELECT 0, count(*) > 0 FROM (SELECT DISTINCT ${q(column)} AS d FROM ${q(name)}) x
-       LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = x.d WHERE s.session_date IS NULL`;
+    test(
+      0,
+      'count(*) > 0',
+      `(SELECT DISTINCT ${q(column)} AS d FROM ${q(name)}) x
+       LEFT JOIN ${q(SESSIONS_TABLE)} s ON s.session_date = x.d WHERE s.session_date IS NULL`,
+    );
   for (const [table, name] of targets) {
     const rules =
       table === 'option_quotes' ? QUOTE_RULES : table === 'open_interest' ? OPEN_INTEREST_RULES : [];
     const alone = rules.filter((rule) => !rule.joined).map((rule) => rule.when);
-    tests.push(
-      `SELECT 0, count(*) > 0 FROM (SELECT 1 FROM ${q(name)} t WHERE ${['t._reject IS NOT NULL', ...alone].join(' OR ')} LIMIT 1)`,
-    );
+    const where = ['t._reject IS NOT NULL', ...alone].join(' OR ');
+    tests.push(test(0, 'count(*) > 0', `(SELECT 1 FROM ${q(name)} t WHERE ${where} LIMIT 1)`));
     if (table === 'option_quotes') {
       // Equal keys hash alike, so as many distinct key hashes as rows rules out a duplicate; counting
       // hashes costs less than grouping by the keys themselves, and usually no key repeats.
       const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
-      tests.push(`SELECT 1, count(*) <> count(DISTINCT hash(${key})) FROM ${q(name)}`);
+      tests.push(test(1, `count(*) <> count(DISTINCT hash(${key}))`, q(name)));
       tests.push(sessionDates(name, 'session_date'));
       symbolSources.push(`SELECT option_symbol, session_date AS last_session FROM ${q(name)}`);
     } else if (table === 'open_interest') {
@@ -168,16 +175,21 @@ async function anyRefused(
     const refused = `CASE WHEN regexp_full_match(option_symbol, $1)
       THEN expiration IS NULL OR coalesce(strike = 0, false) OR coalesce(expiration < last_session, false)
       ELSE true END`;
-    tests.push(`SELECT 0, coalesce(bool_or(${refused}), false) FROM (
-        SELECT option_symbol, last_session, ${occ.expiration} AS expiration, ${occ.strike} AS strike FROM (
-          SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
-          WHERE option_symbol IS NOT NULL GROUP BY ALL))`);
+    tests.push(
+      test(
+        0,
+        `coalesce(bool_or(${refused}), false)`,
+        `(SELECT option_symbol, last_session, ${occ.expiration} AS expiration, ${occ.strike} AS strike FROM (
+           SELECT option_symbol, max(last_session) AS last_session FROM (${symbolSources.join(' UNION ALL ')})
+           WHERE option_symbol IS NOT NULL GROUP BY ALL))`,
+      ),
+    );
   }
   if (tests.length === 0) return { refused: false, duplicates: false };
   const [row] = await sql.all<{ refused: boolean; duplicates: boolean }>(
     `SELECT coalesce(bool_or(x) FILTER (WHERE kind = 0), false) AS refused,
             coalesce(bool_or(x) FILTER (WHERE kind = 1), false) AS duplicates
-     FROM (${tests.map((test, i) => (i === 0 ? `SELECT * FROM (${test}) t(kind, x)` : test)).join('\n     UNION ALL ')})`,
+     FROM (${tests.join('\n     UNION ALL ')})`,
     symbolSources.length > 0 ? [OCC_SYMBOL_SQL_REGEX] : [],
   );
   return { refused: row!.refused || row!.duplicates, duplicates: row!.duplicates };
