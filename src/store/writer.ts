@@ -147,18 +147,51 @@ export class WriteTransaction {
         ),
       );
       const counts = new Map(counted.map((c) => [c.name, Number(c.n)]));
+      const jobs: {
+        table: TableName;
+        partition: Record<string, string>;
+        rowids: StagedPartition['rowids'];
+      }[] = [];
       for (const table of TABLE_NAMES) {
         const staged = counts.get(table) ?? 0;
         if (staged === 0) continue;
         rows[table] = staged;
         if (!unique.has(table)) await this.dedupeStaging(table);
-        for (const { partition, rowids } of await this.stagedPartitions(table)) {
-          const entry = await this.writePartition(table, partition, rowids, tables[table]);
-          tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
-          if (entry !== undefined) tables[table].push(entry);
-          files++;
+        for (const { partition, rowids } of await this.stagedPartitions(table))
+          jobs.push({ table, partition, rowids });
+      }
+      // Two files at a time, on two connections: one COPY leaves part of the machine idle (its sort's
+      // merge, small partitions, the fsync and hash of the file written).
+      const written = new Array<FileEntry | undefined>(jobs.length);
+      let taken = 0;
+      let failed = false;
+      const work = async (sql: SqlSession) => {
+        while (taken < jobs.length && !failed) {
+          const i = taken++;
+          const { table, partition, rowids } = jobs[i]!;
+          try {
+            written[i] = await this.writePartition(sql, table, partition, rowids, this.base.tables[table]);
+          } catch (error) {
+            failed = true; // the other connection takes no further file
+            throw error;
+          }
           crashPoint('file-written');
         }
+      };
+      const side = await this.sql.connect();
+      try {
+        const settled = await Promise.allSettled([work(this.sql), work(side)]);
+        for (const result of settled) if (result.status === 'rejected') throw result.reason;
+      } finally {
+        side.close();
+      }
+      jobs.forEach(({ table, partition }, i) => {
+        tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
+        const entry = written[i];
+        if (entry !== undefined) tables[table].push(entry);
+        files++;
+      });
+      for (const table of new Set(jobs.map((job) => job.table))) {
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
       }
       const now = commitTime();
@@ -307,6 +340,7 @@ export class WriteTransaction {
 
   /** Writes the merged content of one partition to a new content-addressed file. */
   private async writePartition(
+    sql: SqlSession,
     table: TableName,
     partition: Record<string, string>,
     rowids: StagedPartition['rowids'],
@@ -338,7 +372,7 @@ export class WriteTransaction {
       .map(q)
       .join(', ');
     const rows = Number(
-      await this.sql.value(`
+      await sql.value(`
         COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})
         TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
     );
