@@ -82,11 +82,8 @@ async function tablesWithRows(sql: SqlSession, names: readonly string[]): Promis
   const existing = new Set(rows.map((r) => r.name));
   const present = names.filter((name) => existing.has(name));
   if (present.length === 0) return new Set();
-  // Rows, not scalar subqueries: cheaper to plan.
-  const counts = await sql.all<{ i: number; n: number }>(
-    present.map((name, i) => `SELECT ${i} AS i, count(*) AS n FROM ${q(name)}`).join(' UNION ALL '),
-  );
-  return new Set(counts.filter((c) => Number(c.n) > 0).map((c) => present[Number(c.i)]!));
+  const counts = await sql.rowCounts(present);
+  return new Set(present.filter((_, i) => counts[i]! > 0));
 }
 
 /**

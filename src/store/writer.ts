@@ -140,20 +140,14 @@ export class WriteTransaction {
       await this.deriveContracts();
       const tables = structuredClone(this.base.tables);
       const rows: Partial<Record<TableName, number>> = {};
-      let files = 0;
-      const counted = await this.sql.all<{ name: TableName; n: number }>(
-        TABLE_NAMES.map((t) => `SELECT ${quoteLiteral(t)} AS name, count(*) AS n FROM ${q(t)}`).join(
-          ' UNION ALL ',
-        ),
-      );
-      const counts = new Map(counted.map((c) => [c.name, Number(c.n)]));
+      const counts = await this.sql.rowCounts(TABLE_NAMES);
       const jobs: {
         table: TableName;
         partition: Record<string, string>;
         rowids: StagedPartition['rowids'];
       }[] = [];
-      for (const table of TABLE_NAMES) {
-        const staged = counts.get(table) ?? 0;
+      for (const [t, table] of TABLE_NAMES.entries()) {
+        const staged = counts[t]!;
         if (staged === 0) continue;
         rows[table] = staged;
         if (!unique.has(table)) await this.dedupeStaging(table);
@@ -189,7 +183,6 @@ export class WriteTransaction {
         tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
         const entry = written[i];
         if (entry !== undefined) tables[table].push(entry);
-        files++;
       });
       for (const table of new Set(jobs.map((job) => job.table))) {
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -208,7 +201,13 @@ export class WriteTransaction {
       const changed = next.dataVersion !== this.base.dataVersion;
       if (changed || (await readManifest(this.dir)) === undefined) await writeManifest(this.dir, next);
       crashPoint('committed');
-      return { dataVersion: next.dataVersion, previousVersion: this.base.dataVersion, changed, rows, files };
+      return {
+        dataVersion: next.dataVersion,
+        previousVersion: this.base.dataVersion,
+        changed,
+        rows,
+        files: jobs.length,
+      };
     } finally {
       await this.finish();
     }

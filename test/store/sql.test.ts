@@ -64,6 +64,14 @@ describe('SqlSession', () => {
     expect(await sql.memoize('a', compute(5))).toBe(5);
   });
 
+  it('counts the rows of several tables in the order asked, empty ones as 0', async () => {
+    await sql.run(
+      'CREATE TABLE rc_three AS SELECT * FROM range(3); CREATE TABLE rc_none (x INTEGER); CREATE TABLE "rc odd" AS SELECT 1',
+    );
+    expect(await sql.rowCounts(['rc_none', 'rc_three', 'rc odd'])).toEqual([0, 3, 1]);
+    expect(await sql.rowCounts([])).toEqual([]);
+  });
+
   it('wraps a failing statement in a StoreError that carries the SQL', async () => {
     const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
