@@ -1,6 +1,7 @@
 /** Where each table's files live and how its partitions are derived from its columns. */
 import { StoreError } from '../errors.js';
 import { TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
+import { quoteLiteral } from './sql.js';
 
 export const TABLES_DIR = 'tables';
 
@@ -12,6 +13,30 @@ export const PARTITION_EXPRESSIONS: Record<TableName, Record<string, string>> = 
   stock_bars: { symbol: '"symbol"', resolution: '"resolution"', year: 'year("session_date")' },
   splits: {},
 };
+
+/** The date column each table's `year` partition is taken from. */
+const YEAR_COLUMN: Partial<Record<TableName, string>> = {
+  option_quotes: 'session_date',
+  open_interest: 'settled_session',
+  stock_bars: 'session_date',
+};
+
+/**
+ * SQL conditions selecting the rows of one partition from a table in canonical columns. A year is matched
+ * as a range of its date column, not with `year(…)`: a range is compared against each row group's
+ * minimum and maximum first, so the scan skips whole row groups of other years.
+ */
+export function partitionMatchSql(table: TableName, partition: Record<string, string>): string[] {
+  return TABLE_PARTITIONS[table].map((key) => {
+    const value = partition[key]!;
+    const dateColumn = YEAR_COLUMN[table];
+    if (key === 'year' && dateColumn !== undefined && /^\d{4}$/.test(value)) {
+      const column = `"${dateColumn}"`;
+      return `${column} >= DATE '${value}-01-01' AND ${column} < DATE '${Number(value) + 1}-01-01'`;
+    }
+    return `(${PARTITION_EXPRESSIONS[table][key]}) = ${quoteLiteral(value)}`;
+  });
+}
 
 /** DuckDB types of the hive partition columns, so that readers never guess them. */
 export const HIVE_TYPES: Record<string, string> = {

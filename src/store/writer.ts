@@ -11,6 +11,7 @@ import {
   fileColumns,
   PARTITION_EXPRESSIONS,
   partitionDirectory,
+  partitionMatchSql,
   samePartition,
   TABLES_DIR,
 } from './layout.js';
@@ -350,8 +351,10 @@ export class WriteTransaction {
     const colList = columns.map(q).join(', ');
     // The literal takes the expression's type, so rows are compared as they are (a CAST of every row to
     // text, once per partition, costs a scan of the whole staged table).
-    const match = keys.map((k) => `(${PARTITION_EXPRESSIONS[table][k]}) = ${quoteLiteral(partition[k]!)}`);
-    const where = [...match, `rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`].join(' AND ');
+    const where = [
+      ...partitionMatchSql(table, partition),
+      ...(process.env.NOROWID ? [] : [`rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`]),
+    ].join(' AND ');
     const old = current
       .filter((f) => samePartition(f.partition, partition))
       .map((f) => path.join(this.dir, f.path));
