@@ -272,6 +272,7 @@ async function stageOne(
     sourceRows = result.rows;
     uniqueKeys = result.uniqueKeys ?? [];
     rejects.push(...result.rejects);
+    if (result.validated === true && rejects.length === 0) return { sourceRows, rejects, uniqueKeys };
   } catch (error) {
     if (!(error instanceof IngestError) || !options.skipInvalid) throw error;
     rejects.push({ file: error.file, line: error.line, reason: error.reason });

@@ -192,6 +192,31 @@ async function anyRefused(
   return { refused: row!.refused || row!.duplicates, duplicates: row!.duplicates };
 }
 
+/** The staging tables to validate (`tables` as for `validateStaging`): those holding rows. */
+async function validationTargets(
+  sql: SqlSession,
+  tables: Partial<Record<TableName, string>>,
+): Promise<Target[]> {
+  await createSessionsTable(sql);
+  const names = (Object.keys(TABLES) as TableName[]).map((table) => [table, tables[table] ?? table] as const);
+  const present = await tablesWithRows(
+    sql,
+    names.map(([, name]) => name),
+  );
+  return names.filter(([, name]) => present.has(name));
+}
+
+/**
+ * Whether `validateStaging` would refuse any row of these tables, without finding which: the cheap,
+ * set-wise half of validation, for a format that can stage the file again with line numbers if so.
+ */
+export async function anyRowRefused(
+  sql: SqlSession,
+  tables: Partial<Record<TableName, string>> = {},
+): Promise<boolean> {
+  return (await anyRefused(sql, await validationTargets(sql, tables))).refused;
+}
+
 /**
  * Validates the staging tables of one file (`tables` maps canonical names to the tables holding this
  * file's rows; default the canonical names) and returns the rejects, one per line, in line order. The
@@ -202,13 +227,7 @@ export async function validateStaging(
   file: string,
   tables: Partial<Record<TableName, string>> = {},
 ): Promise<Reject[]> {
-  await createSessionsTable(sql);
-  const names = (Object.keys(TABLES) as TableName[]).map((table) => [table, tables[table] ?? table] as const);
-  const present = await tablesWithRows(
-    sql,
-    names.map(([, name]) => name),
-  );
-  const targets = names.filter(([, name]) => present.has(name));
+  const targets = await validationTargets(sql, tables);
   const { refused, duplicates } = await anyRefused(sql, targets);
   if (!refused) return [];
   const symbolTables = targets

@@ -91,6 +91,11 @@ export function isIndexRoot(root: string): boolean {
   return UNDERLYING_OF_INDEX_ROOT.has(root);
 }
 
+/** The cash-settled index roots `isIndexRoot` knows, in no particular order. */
+export function indexRoots(): string[] {
+  return [...UNDERLYING_OF_INDEX_ROOT.keys()];
+}
+
 /** The underlying symbol of an option root: SPXW→SPX, NDXP→NDX, RUTW→RUT, VIXW→VIX; any other root is its own. */
 export function underlyingOfRoot(root: string): string {
   const underlying = UNDERLYING_OF_INDEX_ROOT.get(root);

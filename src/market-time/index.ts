@@ -105,6 +105,7 @@ export {
   dte,
   type ExpirationClass,
   expirationSeconds,
+  indexRoots,
   isIndexRoot,
   normalizeExpirationDate,
   quarterlyExpirations,

@@ -16,6 +16,17 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${na
 /** An instant written with its offset, as epoch seconds (independent of the host zone). */
 const at = (iso: string) => Date.parse(iso) / 1000;
 
+/** Notes each read of a file on `sql` from now on: 'typed' (the clean read) or 'careful'. */
+function noteReads(sql: SqlSession): string[] {
+  const reads: string[] = [];
+  const run = sql.run.bind(sql);
+  sql.run = (text: string, params?: SqlParams) => {
+    if (text.includes('read_csv(')) reads.push(text.includes("'DECIMAL(12,2)'") ? 'typed' : 'careful');
+    return run(text, params);
+  };
+  return reads;
+}
+
 describe('hod (HistoricalOptionData L2)', () => {
   let sql: SqlSession;
   beforeAll(async () => {
@@ -216,12 +227,7 @@ describe('hod quirks', () => {
       await fs.writeFile(file, text);
       const sql = await SqlSession.open();
       try {
-        const reads: string[] = [];
-        const run = sql.run.bind(sql);
-        sql.run = (text: string, params?: SqlParams) => {
-          if (text.includes('read_csv(')) reads.push(text.includes("'DECIMAL(12,2)'") ? 'typed' : 'careful');
-          return run(text, params);
-        };
+        const reads = noteReads(sql);
         const result = await stageFiles(sql, [file], 'hod');
         return {
           reads,
@@ -265,5 +271,103 @@ describe('hod quirks', () => {
     } finally {
       sql.close();
     }
+  });
+});
+
+describe('hod on several threads (16 MiB of input or more)', () => {
+  const COPIES = ['SPXW', 'ZZA', 'ZZB', 'ZZC', 'ZZD', 'ZZE', 'ZZF', 'ZZG', 'ZZH'];
+  let dir: string;
+  let big: string;
+  let lines: string[];
+  beforeAll(async () => {
+    // The SPXW file nine times over, each copy under a root of its own (the first keeps SPXW → SPX).
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-hod-big-'));
+    const [header, ...rows] = readFileSync(SPXW, 'utf8').split('\r\n');
+    const data = rows.filter((row) => row !== '');
+    lines = [header!];
+    for (const root of COPIES) {
+      for (const row of data) {
+        const cells = row.split(',');
+        for (const i of [0, 3, 19]) cells[i] = cells[i]!.replace('SPXW', root);
+        lines.push(cells.join(','));
+      }
+    }
+    big = path.join(dir, 'big.csv');
+    await fs.writeFile(big, `${lines.join('\r\n')}\r\n`);
+    expect((await fs.stat(big)).size).toBeGreaterThanOrEqual(16 * 2 ** 20);
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  /** Runs `then` on a fresh session that notes each read of a file: the typed one, then the careful one if needed. */
+  const staged = async <T>(then: (sql: SqlSession, reads: string[]) => Promise<T>) => {
+    const sql = await SqlSession.open();
+    try {
+      return await then(sql, noteReads(sql));
+    } finally {
+      sql.close();
+    }
+  };
+  const spx = (sql: SqlSession) =>
+    Promise.all([
+      sql.columns(
+        `SELECT * EXCLUDE (_line, _reject) FROM option_quotes WHERE underlying = 'SPX' ORDER BY option_symbol, session_date`,
+      ),
+      sql.columns(
+        `SELECT * EXCLUDE (_line, _reject) FROM open_interest WHERE underlying = 'SPX' ORDER BY option_symbol, settled_session`,
+      ),
+    ]);
+
+  it('reads a clean file in one unordered typed pass, stamped as it reads: the rows of the ordered read, without lines', async () => {
+    const ordered = await staged(async (sql) => {
+      await stageFiles(sql, [SPXW], 'hod');
+      return spx(sql);
+    });
+    await staged(async (sql, reads) => {
+      const result = await stageFiles(sql, [big], 'hod');
+      expect(reads).toEqual(['typed']);
+      expect(Number(await sql.value("SELECT current_setting('threads')"))).toBeGreaterThan(1);
+      expect(result.rejects).toEqual([]);
+      expect(result.rows.option_quotes).toBe(14438 * COPIES.length);
+      expect(result.files[0]!.underlyings).toEqual([
+        'SPX',
+        'ZZA',
+        'ZZB',
+        'ZZC',
+        'ZZD',
+        'ZZE',
+        'ZZF',
+        'ZZG',
+        'ZZH',
+      ]);
+      expect(await spx(sql)).toEqual(ordered);
+      // Line numbers are the careful read's: this read leaves them out, and restores DuckDB's settings.
+      expect(
+        await sql.all(
+          `SELECT (SELECT count(*) FROM option_quotes WHERE _line IS NOT NULL) AS quote_lines,
+                  (SELECT count(*) FROM open_interest WHERE _line IS NOT NULL) AS oi_lines,
+                  current_setting('preserve_insertion_order') AS ordered, current_setting('disabled_optimizers') AS disabled`,
+        ),
+      ).toEqual([{ quote_lines: 0, oi_lines: 0, ordered: true, disabled: '' }]);
+    });
+  });
+
+  it('names the line of a row validation refuses all the same, from the careful read', async () => {
+    // A crossed quote on line 100,000 of the file (its 99,999th data line), in a copy of another root.
+    const crossed = lines.slice();
+    const cells = crossed[99_999]!.split(',');
+    cells[10] = String(Number(cells[11]) + 1);
+    crossed[99_999] = cells.join(',');
+    const file = path.join(dir, 'crossed.csv');
+    await fs.writeFile(file, `${crossed.join('\r\n')}\r\n`);
+    await staged(async (sql, reads) => {
+      await expect(stageFiles(sql, [file], 'hod')).rejects.toThrow(
+        new IngestError(
+          file,
+          100_000,
+          `crossed quote: bid ${Number(cells[10]).toFixed(2)} > ask ${Number(cells[11]).toFixed(2)}`,
+        ),
+      );
+      expect(reads).toEqual(['typed', 'careful']);
+    });
   });
 });

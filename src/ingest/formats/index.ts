@@ -50,6 +50,8 @@ export type StageResult = {
    * (e.g. open interest that is one figure per quote row); the commit then need not check them.
    */
   readonly uniqueKeys?: readonly TableName[];
+  /** The format has already found that validation refuses none of its rows (`anyRowRefused`). */
+  readonly validated?: true;
 };
 
 /** One source format: its CLI name, a one-line description, and the function that stages a file. */
