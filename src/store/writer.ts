@@ -60,8 +60,12 @@ export type CommitResult = {
   files: number;
 };
 
-/** One partition of a staged table, and the first and last rowid of its rows there. */
-type StagedPartition = { partition: Record<string, string>; rowids: readonly [number, number] };
+/** One partition of a staged table, its rows, and the first and last rowid of its rows there. */
+type StagedPartition = {
+  partition: Record<string, string>;
+  rows: number;
+  rowids: readonly [number, number];
+};
 
 const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
@@ -142,44 +146,15 @@ export class WriteTransaction {
       const tables = structuredClone(this.base.tables);
       const rows: Partial<Record<TableName, number>> = {};
       const counts = await this.sql.rowCounts(TABLE_NAMES);
-      const jobs: {
-        table: TableName;
-        partition: Record<string, string>;
-        rowids: StagedPartition['rowids'];
-      }[] = [];
+      const jobs: ({ table: TableName } & StagedPartition)[] = [];
       for (const [t, table] of TABLE_NAMES.entries()) {
         const staged = counts[t]!;
         if (staged === 0) continue;
         rows[table] = staged;
         if (!unique.has(table)) await this.dedupeStaging(table);
-        for (const { partition, rowids } of await this.stagedPartitions(table))
-          jobs.push({ table, partition, rowids });
+        for (const partition of await this.stagedPartitions(table)) jobs.push({ table, ...partition });
       }
-      // Two files at a time, on two connections: one COPY leaves part of the machine idle (its sort's
-      // merge, small partitions, the fsync and hash of the file written).
-      const written = new Array<FileEntry | undefined>(jobs.length);
-      let taken = 0;
-      let failed = false;
-      const work = async (sql: SqlSession) => {
-        while (taken < jobs.length && !failed) {
-          const i = taken++;
-          const { table, partition, rowids } = jobs[i]!;
-          try {
-            written[i] = await this.writePartition(sql, table, partition, rowids, this.base.tables[table]);
-          } catch (error) {
-            failed = true; // the other connection takes no further file
-            throw error;
-          }
-          crashPoint('file-written');
-        }
-      };
-      const side = await this.sql.connect();
-      try {
-        const settled = await Promise.allSettled([work(this.sql), work(side)]);
-        for (const result of settled) if (result.status === 'rejected') throw result.reason;
-      } finally {
-        side.close();
-      }
+      const written = await this.writePartitions(jobs);
       jobs.forEach(({ table, partition }, i) => {
         tables[table] = tables[table].filter((f) => !samePartition(f.partition, partition));
         const entry = written[i];
@@ -212,6 +187,47 @@ export class WriteTransaction {
     } finally {
       await this.finish();
     }
+  }
+
+  /**
+   * Writes the files of `jobs` (answered in their order), two at a time on two connections: one COPY
+   * leaves part of the machine idle (its sort's merge, small partitions, the fsync and hash of the file
+   * written). While two or more files remain, each COPY runs on one DuckDB thread, so that the two do
+   * not contend for the cores; the largest partitions go first, so that the last files are small, and the
+   * last one gets every thread back.
+   */
+  private async writePartitions(
+    jobs: readonly ({ table: TableName } & StagedPartition)[],
+  ): Promise<(FileEntry | undefined)[]> {
+    const written = new Array<FileEntry | undefined>(jobs.length);
+    const order = jobs.map((_, i) => i).sort((a, b) => jobs[b]!.rows - jobs[a]!.rows || a - b);
+    const threads = Number(await this.sql.value("SELECT current_setting('threads')"));
+    const oneThreadEach = threads > 1 && jobs.length > 1;
+    let taken = 0;
+    let failed = false;
+    const work = async (sql: SqlSession) => {
+      while (taken < order.length && !failed) {
+        const i = order[taken++]!;
+        if (oneThreadEach) await sql.run(`SET threads = ${taken === order.length ? threads : 1}`);
+        const { table, partition, rowids } = jobs[i]!;
+        try {
+          written[i] = await this.writePartition(sql, table, partition, rowids, this.base.tables[table]);
+        } catch (error) {
+          failed = true; // the other connection takes no further file
+          throw error;
+        }
+        crashPoint('file-written');
+      }
+    };
+    const side = await this.sql.connect();
+    try {
+      const settled = await Promise.allSettled([work(this.sql), work(side)]);
+      for (const result of settled) if (result.status === 'rejected') throw result.reason;
+    } finally {
+      side.close();
+      if (oneThreadEach) await this.sql.run(`SET threads = ${threads}`);
+    }
+    return written;
   }
 
   /** Drops the staged rows and releases the lock; the store is unchanged. */
@@ -330,12 +346,19 @@ export class WriteTransaction {
     // Grouped by typed values, then cast to text: the cast runs per partition instead of per row.
     const exprs = keys.map((k) => `${PARTITION_EXPRESSIONS[table][k]} AS ${q(k)}`);
     const texts = keys.map((k) => `CAST(${q(k)} AS VARCHAR) AS ${q(k)}`);
-    const found = await this.sql.all<Record<string, string> & { _first: number; _last: number }>(
-      `SELECT ${[...texts, '_first', '_last'].join(', ')}
-       FROM (SELECT ${[...exprs, 'min(rowid) AS _first', 'max(rowid) AS _last'].join(', ')} FROM ${q(table)} GROUP BY ALL)
+    const found = await this.sql.all<
+      Record<string, string> & { _rows: number; _first: number; _last: number }
+    >(
+      `SELECT ${[...texts, '_rows', '_first', '_last'].join(', ')}
+       FROM (SELECT ${[...exprs, 'count(*) AS _rows', 'min(rowid) AS _first', 'max(rowid) AS _last'].join(', ')}
+             FROM ${q(table)} GROUP BY ALL)
        ORDER BY ALL`,
     );
-    return found.map(({ _first, _last, ...partition }) => ({ partition, rowids: [_first, _last] }));
+    return found.map(({ _rows, _first, _last, ...partition }) => ({
+      partition,
+      rows: _rows,
+      rowids: [_first, _last],
+    }));
   }
 
   /** Writes the merged content of one partition to a new content-addressed file. */
