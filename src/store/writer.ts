@@ -321,7 +321,10 @@ export class WriteTransaction {
       FROM parsed p JOIN expiry e USING (root, expiration)`);
   }
 
-  /** Within one ingest a key appears once: the row from the latest source line wins. */
+  /**
+   * Within one ingest a key appears once: the row from the latest source line wins (rows without a line,
+   * from a format's fast read, lose to rows with one; among themselves their values break the tie).
+   */
   private async dedupeStaging(table: TableName): Promise<void> {
     const keys = TABLE_KEYS[table].map(q).join(', ');
     // Usually no key repeats, and counting distinct key hashes is much cheaper than rewriting the table:
