@@ -370,4 +370,27 @@ describe('hod on several threads (16 MiB of input or more)', () => {
       expect(reads).toEqual(['typed', 'careful']);
     });
   });
+
+  it('with --skip-invalid, stages every other row of a file with a row off the calendar, and names its line', async () => {
+    // Line 120,000 dated on a Saturday: the unordered read gives it no instants, so the careful read runs.
+    const offCalendar = lines.slice();
+    const cells = offCalendar[119_999]!.split(',');
+    cells[7] = '01/06/2018';
+    offCalendar[119_999] = cells.join(',');
+    const file = path.join(dir, 'saturday.csv');
+    await fs.writeFile(file, `${offCalendar.join('\r\n')}\r\n`);
+    await staged(async (sql, reads) => {
+      const result = await stageFiles(sql, [file], 'hod', { skipInvalid: true });
+      expect(reads).toEqual(['typed', 'careful']);
+      expect(result.rejects).toEqual([
+        { file, line: 120_000, reason: 'not a session: 2018-01-06 (weekend)' },
+      ]);
+      expect(result.rows.option_quotes).toBe(14438 * COPIES.length - 1);
+      expect(
+        await sql.value(
+          `SELECT count(*) FROM option_quotes WHERE _line IS NULL OR quote_time IS NULL OR session_date = DATE '2018-01-06'`,
+        ),
+      ).toBe(0);
+    });
+  });
 });
