@@ -41,6 +41,10 @@ export class StoreReader {
     const sql = await SqlSession.open({ memoryLimit: DEFAULT_READER_MEMORY, ...options });
     // The store's files are content-addressed and never rewritten, so their footers can be kept.
     await sql.run('SET parquet_metadata_cache = true');
+    // Their bytes are not kept in the buffer pool as well: the operating system's page cache already holds
+    // recently read files, and a second copy in the pool counts in the process's memory (current chains
+    // peaked at 281-304 MB with it, 266-273 MB without, at the same speed).
+    await sql.run('SET enable_external_file_cache = false');
     // The queries put the small side of a join in the IN (…) subquery; left to its estimates of filtered
     // Parquet scans, DuckDB would sometimes build its hash table on millions of rows instead.
     await sql.run("SET disabled_optimizers = 'build_side_probe_side'");
