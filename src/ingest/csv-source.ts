@@ -294,16 +294,16 @@ export async function readCsvTyped(
   const unordered = insert.unordered === true;
   if (insert.joins !== undefined && !unordered) throw new Error('readCsvTyped: joins need an unordered read');
   let scan: Promise<LineScan> | undefined;
-  let restore: { order: string; disabled: string }[] | undefined;
+  let restore: { order: string; disabled: string } | undefined;
   try {
     if (unordered) {
-      restore = await sql.all<{ order: string; disabled: string }>(
+      [restore] = await sql.all<{ order: string; disabled: string }>(
         `SELECT current_setting('preserve_insertion_order')::VARCHAR AS "order",
                 current_setting('disabled_optimizers')::VARCHAR AS disabled`,
       );
       // The joined tables are small: they are the build side of each join, whatever DuckDB estimates of
       // the file.
-      const disabled = [restore[0]!.disabled, 'build_side_probe_side'].filter((o) => o !== '').join(',');
+      const disabled = [restore!.disabled, 'build_side_probe_side'].filter((o) => o !== '').join(',');
       await sql.run(
         `SET preserve_insertion_order = false; SET disabled_optimizers = ${quoteLiteral(disabled)}`,
       );
@@ -335,7 +335,7 @@ export async function readCsvTyped(
     const settings =
       restore === undefined
         ? ''
-        : `SET preserve_insertion_order = ${restore[0]!.order}; SET disabled_optimizers = ${quoteLiteral(restore[0]!.disabled)}; `;
+        : `SET preserve_insertion_order = ${restore.order}; SET disabled_optimizers = ${quoteLiteral(restore.disabled)}; `;
     await sql.run(
       `${settings}DROP TABLE IF EXISTS ${q(rejectsTable)}; DROP TABLE IF EXISTS ${q(rejectsScan)}`,
     );

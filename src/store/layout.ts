@@ -34,6 +34,8 @@ export function partitionMatchSql(table: TableName, partition: Record<string, st
       const column = `"${dateColumn}"`;
       return `${column} >= DATE '${value}-01-01' AND ${column} < DATE '${Number(value) + 1}-01-01'`;
     }
+    // The literal takes the expression's type, so rows are compared as they are (a CAST of every row to
+    // text, once per partition, would cost a scan of the whole staged table).
     return `(${PARTITION_EXPRESSIONS[table][key]}) = ${quoteLiteral(value)}`;
   });
 }

@@ -375,11 +375,9 @@ export class WriteTransaction {
     const keys = TABLE_PARTITIONS[table];
     const columns = fileColumns(table);
     const colList = columns.map(q).join(', ');
-    // The literal takes the expression's type, so rows are compared as they are (a CAST of every row to
-    // text, once per partition, costs a scan of the whole staged table).
     const where = [
       ...partitionMatchSql(table, partition),
-      ...(process.env.NOROWID ? [] : [`rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`]),
+      `rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`,
     ].join(' AND ');
     const old = current
       .filter((f) => samePartition(f.partition, partition))
