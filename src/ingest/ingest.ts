@@ -194,7 +194,7 @@ export async function stageFiles<O extends StageFilesOptions>(
       for (const table of TABLE_NAMES) {
         const count = counts[table];
         if (count === 0) continue;
-        if (!direct) await moveRows(sql, perFile[table], table);
+        if (!direct) await moveRows(sql, perFile[table], table, i);
         rows[table] = count;
         totals[table] += count;
         // Validation refuses duplicate quotes within a file; rows of several files may still repeat keys.
@@ -236,17 +236,28 @@ async function allEmpty(sql: SqlSession): Promise<boolean> {
 }
 
 /**
- * Moves the rows of a file's table into the staging table `target`. When the target is still empty the
- * file's table simply takes its place (no copy).
+ * A line of the `position`-th file of an ingest, as the staging tables hold it once the file's rows join
+ * another file's: above every line of the files before it, so that where two files hold the same key the
+ * commit keeps the later file's row (its dedupe keeps the highest `_line`). A row of a fast read, which has
+ * no line, ranks at the start of its file.
  */
-async function moveRows(sql: SqlSession, source: string, target: TableName): Promise<void> {
+const FILE_RANK = 2 ** 40;
+
+/**
+ * Moves the rows of a file's table into the staging table `target`, ranked after the rows already there
+ * (see `FILE_RANK`). When the target is still empty the file's table simply takes its place (no copy):
+ * no earlier row can share a key with it.
+ */
+async function moveRows(sql: SqlSession, source: string, target: TableName, position: number): Promise<void> {
   const columns = TABLES[target].map((c) => q(c.name)).join(', ');
   const targetEmpty = await sql.value<boolean>(`SELECT NOT EXISTS (SELECT 1 FROM ${q(target)})`);
   if (targetEmpty && (await sameColumns(sql, source, target))) {
     await sql.run(`DROP TABLE ${q(target)}; ALTER TABLE ${q(source)} RENAME TO ${q(target)}`);
   } else {
     await sql.run(
-      `INSERT INTO ${q(target)} (${columns}, _line, _reject) SELECT ${columns}, _line, _reject FROM ${q(source)}`,
+      `INSERT INTO ${q(target)} (${columns}, _line, _reject)
+       SELECT ${columns}, coalesce(_line, 0) + $1, _reject FROM ${q(source)}`,
+      [position * FILE_RANK],
     );
   }
 }

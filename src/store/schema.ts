@@ -121,8 +121,9 @@ export function createTableSql(table: TableName, name: string = table): string {
 /**
  * `CREATE TABLE` text for an ingest staging table: the canonical columns, all nullable (validation reports
  * a missing value with its line instead of a constraint error), plus `_line`, the 1-based source line (NULL
- * for rows of a fast read that only stands when nothing is refused, see hod), and `_reject`, a problem the
- * format found while parsing the row (NULL when none).
+ * for rows of a fast read that only stands when nothing is refused, see hod; ranked after earlier files'
+ * lines once rows of several files share a table, see ingest), and `_reject`, a problem the format found
+ * while parsing the row (NULL when none).
  */
 export function createStagingTableSql(table: TableName, name: string = table): string {
   const columns = TABLES[table].map((c) => `"${c.name}" ${c.type}`);

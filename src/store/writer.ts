@@ -322,8 +322,10 @@ export class WriteTransaction {
   }
 
   /**
-   * Within one ingest a key appears once: the row from the latest source line wins (rows without a line,
-   * from a format's fast read, lose to rows with one; among themselves their values break the tie).
+   * Within one ingest a key appears once: the row with the highest `_line` wins, which is the later file's
+   * row where two files hold the key (ingest ranks each file's lines after the files before it), and the
+   * later line within a file. Rows without a line (a format's fast read of the first file) lose to rows
+   * with one; among themselves, which a fast read only stages when no key repeats, their values decide.
    */
   private async dedupeStaging(table: TableName): Promise<void> {
     const keys = TABLE_KEYS[table].map(q).join(', ');

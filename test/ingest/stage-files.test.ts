@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { createSessionsTable } from '../../src/ingest/calendar-table.js';
 import { formatNamed, ingestFormats } from '../../src/ingest/formats/index.js';
-import { hashFile, stageFiles } from '../../src/ingest/ingest.js';
+import { commitStaged, hashFile, stageFiles } from '../../src/ingest/ingest.js';
 import {
   etWallToSeconds,
   indexOptionCloseSeconds,
@@ -13,6 +15,8 @@ import {
   sessionOpenSeconds,
 } from '../../src/market-time/index.js';
 import { SqlSession } from '../../src/store/sql.js';
+import { StoreReader } from '../../src/store/store.js';
+import { WriteTransaction } from '../../src/store/writer.js';
 import { sharedData } from '../helpers/paths.js';
 
 const SPXW = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
@@ -96,6 +100,49 @@ describe('stageFiles', () => {
         'stock_bars',
       ]);
     });
+  });
+
+  it('lets the later of two files in one ingest win a key both hold, wherever its line', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-later-file-'));
+    try {
+      // The first 100 rows of the SPXW file, and a correction of them in reverse order (a key's line in
+      // one file is then above its line in the other for half the keys) with other last prices and OI.
+      const [header, ...rows] = readFileSync(SPXW, 'utf8').split('\r\n').slice(0, 101);
+      const corrected = rows.reverse().map((row) => {
+        const fields = row.split(',');
+        fields[9] = '1.23';
+        fields[13] = '77';
+        return fields.join(',');
+      });
+      const original = path.join(dir, 'original.csv');
+      const correction = path.join(dir, 'correction.csv');
+      await fs.writeFile(original, [header, ...rows.reverse(), ''].join('\r\n'));
+      await fs.writeFile(correction, [header, ...corrected, ''].join('\r\n'));
+      const ingest = async (files: string[]) => {
+        const store = path.join(dir, files.map((f) => path.basename(f, '.csv')).join('-'));
+        const tx = await WriteTransaction.begin(store, { create: true });
+        await commitStaged(tx, await stageFiles(tx.sql, files, 'hod'));
+        const reader = await StoreReader.open(store);
+        try {
+          return await reader.sql.all(
+            `SELECT count(*) AS quotes, count(DISTINCT q.last) AS prices, min(q.last) AS last,
+                    count(DISTINCT o.open_interest) AS figures, min(o.open_interest) AS oi
+             FROM option_quotes q JOIN open_interest o USING (option_symbol)`,
+          );
+        } finally {
+          reader.close();
+        }
+      };
+      expect(await ingest([original, correction])).toEqual([
+        { quotes: 100, prices: 1, last: 1.23, figures: 1, oi: 77 },
+      ]);
+      const kept = await ingest([correction, original]);
+      expect(kept[0]).toMatchObject({ quotes: 100 });
+      expect(kept[0]!['last']).not.toBe(1.23);
+      expect(kept[0]!['oi']).not.toBe(77);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('with skipInvalid, keeps going past a file the format refuses and reports it', async () => {
