@@ -35,7 +35,6 @@ import {
   readCsvHeader,
   readCsvInto,
   readCsvTyped,
-  remapSql,
 } from '../csv-source.js';
 import { anyRowRefused } from '../validate.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
@@ -115,11 +114,10 @@ async function stampAndDeriveOpenInterest(
   options: StageOptions,
   hasNext: boolean,
 ): Promise<void> {
-  const underlying = await remapSql(sql, quotes, 'underlying', underlyingOfRoot);
   await sql.run(
-    `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at, underlying = ${underlying.sql}
+    `UPDATE ${q(quotes)} t SET quote_time = s.eod_at, volume_time = s.eod_at,
+       underlying = ${underlyingOfRootSql(`t.${q('underlying')}`)}
        FROM ${q(SESSIONS_TABLE)} s WHERE s.session_date = t.session_date`,
-    underlying.params,
   );
   await deriveOpenInterest(sql, quotes, options, hasNext);
 }
