@@ -318,8 +318,10 @@ export async function readCsvTyped(
        ${insert.joins ?? ''}`,
       params,
     );
-    scan = source.scan?.() ?? scanLines(source.file);
-    scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
+    // Only the ordered read needs the blank lines; the unordered one still starts the caller's scan (the
+    // hash that goes with it), but does not read the file for lines of its own.
+    scan = source.scan?.() ?? (unordered ? undefined : scanLines(source.file));
+    scan?.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
     await inserting;
     const [counts] = await sql.all<{ rejected: number; records: number; base: number | null }>(
       `SELECT (SELECT count(*) FROM ${q(rejectsTable)}) AS rejected,
@@ -328,7 +330,16 @@ export async function readCsvTyped(
     );
     if (counts!.rejected > 0) return undefined;
     if (!unordered) {
-      await numberLines(sql, source, insert.target, counts!.records, 1, [], (await scan).blank, counts!.base);
+      await numberLines(
+        sql,
+        source,
+        insert.target,
+        counts!.records,
+        1,
+        [],
+        (await scan!).blank,
+        counts!.base,
+      );
     }
     return counts!.records;
   } finally {
