@@ -10,4 +10,4 @@ export {
   type SqlValue,
 } from './sql.js';
 export { type OpenStoreOptions, StoreReader } from './store.js';
-export { type CommitResult, type SourceRecord, WriteTransaction } from './writer.js';
+export { type BeginOptions, type CommitResult, type SourceRecord, WriteTransaction } from './writer.js';

@@ -24,7 +24,13 @@ export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>
 export type SqlRow = Record<string, unknown>;
 
 /** Options for a new in-process DuckDB database. */
-export type SqlOptions = { path?: string; threads?: number; memoryLimit?: string };
+export type SqlOptions = {
+  path?: string;
+  threads?: number;
+  memoryLimit?: string;
+  /** Where DuckDB spills what does not fit in its memory limit (its default: `.tmp` in the working directory). */
+  tempDirectory?: string;
+};
 
 /** How many derived results a session keeps (least recently used first out). */
 const MEMO_CAPACITY = 4;
@@ -44,6 +50,7 @@ export class SqlSession {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    if (options.tempDirectory !== undefined) config['temp_directory'] = options.tempDirectory;
     const instance = await DuckDBInstance.create(options.path ?? ':memory:', config);
     return new SqlSession(instance, await instance.connect());
   }

@@ -69,6 +69,24 @@ type StagedPartition = {
 
 const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
+/**
+ * The directory (in the store) where a writer's staging database spills what does not fit in its memory
+ * limit: on the disk the store is written to, not in the working directory (DuckDB's default), and
+ * removed when the write ends, or by the next writer after a crash.
+ */
+export const SPILL_DIR = '.spill';
+
+/** Options of `WriteTransaction.begin`. */
+export type BeginOptions = {
+  /** Create the store directory when it does not exist. */
+  readonly create?: boolean;
+  /**
+   * The memory the staging database may use before it spills to the store's disk, as DuckDB takes it
+   * (`4GB`, `512MB`); default DuckDB's, 80% of the machine's memory.
+   */
+  readonly memoryLimit?: string;
+};
+
 /** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
 const GARBAGE_GRACE_MS = 10 * 60_000;
 
@@ -96,7 +114,7 @@ export class WriteTransaction {
   ) {}
 
   /** Takes the writer lock of `dir` (creating the store when asked) and opens empty staging tables. */
-  static async begin(dir: string, options: { create?: boolean } = {}): Promise<WriteTransaction> {
+  static async begin(dir: string, options: BeginOptions = {}): Promise<WriteTransaction> {
     const root = path.resolve(dir);
     if (options.create) await fs.mkdir(root, { recursive: true });
     const stat = await fs.stat(root).catch(() => undefined);
@@ -108,7 +126,12 @@ export class WriteTransaction {
         throw new StoreError(`${dir} is not a pitchain store (no ${MANIFEST_FILE})`);
       }
       const base = found ?? emptyManifest();
-      const sql = await SqlSession.open();
+      // What a writer killed with -9 spilled is still there; holding the lock, this writer is its only user.
+      await fs.rm(path.join(root, SPILL_DIR), { recursive: true, force: true });
+      const sql = await SqlSession.open({
+        tempDirectory: path.join(root, SPILL_DIR),
+        ...(options.memoryLimit === undefined ? {} : { memoryLimit: options.memoryLimit }),
+      });
       await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
       return new WriteTransaction(root, sql, lock, base);
     } catch (error) {
@@ -242,7 +265,11 @@ export class WriteTransaction {
   private async finish(): Promise<void> {
     this.finished = true;
     this.sql.close();
-    await this.lock.release();
+    try {
+      await fs.rm(path.join(this.dir, SPILL_DIR), { recursive: true, force: true });
+    } finally {
+      await this.lock.release();
+    }
   }
 
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */

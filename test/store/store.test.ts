@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
-import { type SourceRecord, WriteTransaction } from '../../src/store/writer.js';
+import { type SourceRecord, SPILL_DIR, WriteTransaction } from '../../src/store/writer.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 
@@ -187,6 +187,42 @@ describe('store commit and read', () => {
     }
     await expect(StoreReader.open(dir)).rejects.toBeInstanceOf(StoreError);
     await expect(WriteTransaction.begin(path.join(dir, 'missing'))).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe('staging beyond its memory limit', () => {
+  const stage = async (dir: string, options: { memoryLimit?: string } = {}) => {
+    const tx = await WriteTransaction.begin(dir, { create: true, ...options });
+    // DuckDB needs some memory per thread: two keep the limit below enough on any machine.
+    await tx.sql.run('SET threads = 2');
+    // 500,000 rows, well over 80 MB staged.
+    await stageSyntheticQuotes(tx.sql, { batch: 0, sessions: 250, strikes: 2000 });
+    return tx;
+  };
+
+  it('spills into the store, not the working directory, removes the spill when done, and writes the same data', async () => {
+    const dir = await tempStore();
+    const tx = await stage(dir, { memoryLimit: '80MB' });
+    const spilled = await tx.sql.all<{ path: string }>('SELECT path FROM duckdb_temporary_files()');
+    expect(spilled.length).toBeGreaterThan(0);
+    for (const { path: file } of spilled)
+      expect(file.startsWith(path.join(dir, SPILL_DIR) + path.sep)).toBe(true);
+    const limited = (await tx.commit([source(0)])).dataVersion;
+    expect(await fs.readdir(dir)).not.toContain(SPILL_DIR);
+    const unlimited = await stage(await tempStore());
+    expect((await unlimited.commit([source(0)])).dataVersion).toBe(limited);
+  }, 60_000);
+
+  it('removes what a writer killed with -9 spilled when the next writer begins', async () => {
+    const dir = await tempStore();
+    await fs.mkdir(path.join(dir, SPILL_DIR));
+    await fs.writeFile(path.join(dir, SPILL_DIR, 'duckdb_temp_storage_DEFAULT-0.tmp'), 'left behind');
+    const tx = await WriteTransaction.begin(dir, { create: true });
+    try {
+      expect(await fs.readdir(dir)).not.toContain(SPILL_DIR);
+    } finally {
+      await tx.abort();
+    }
   });
 });
 
