@@ -104,6 +104,25 @@ describe('pitchain ingest', () => {
     );
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/cannot read .*none\.csv/)]);
   });
+
+  it('takes --memory-limit as a size, leaves the working directory alone, and refuses anything else', async () => {
+    const store = path.join(dir, 'limited');
+    const cwd = await fs.mkdtemp(path.join(dir, 'cwd-'));
+    const file = sharedData('options/hod_L3_A_2016-01-05.csv');
+    const args = ['ingest', '--store', store, '--format', 'hod'];
+    const run = (...more: string[]) =>
+      runCommand(process.execPath, [BIN, ...args, ...more], { cwd, timeoutMs: 120_000 });
+    const bad = await run('--memory-limit', 'lots', file);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--memory-limit must be a size such as 4GB/),
+    ]);
+    await expect(fs.access(store)).rejects.toThrow();
+    const good = await run('--memory-limit', '512MB', file);
+    expect(good.code, good.stderr).toBe(0);
+    expect(await fs.readdir(cwd)).toEqual([]);
+    expect((await fs.readdir(store)).sort()).toEqual(['manifest.json', 'tables']);
+  });
 });
 
 describe('pitchain info and export', () => {

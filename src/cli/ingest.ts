@@ -17,7 +17,11 @@ type IngestFlags = {
   table?: string;
   skipInvalid?: boolean;
   rejects: string;
+  memoryLimit?: string;
 };
+
+/** A size DuckDB takes as a memory limit: a number and a unit, e.g. `4GB`, `512MB`, `1.5GiB`. */
+const MEMORY_SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 
 /** `pitchain ingest`: stages files in one format, validates them, and commits them as one new version. */
 export function registerIngest(program: Command): void {
@@ -40,6 +44,10 @@ export function registerIngest(program: Command): void {
       'where --skip-invalid writes refused rows (CSV: file,line,reason)',
       'pitchain-rejects.csv',
     )
+    .option(
+      '--memory-limit <size>',
+      "memory the staged rows may take before the rest spills to the store's disk, e.g. 4GB (default: 80% of RAM)",
+    )
     .addHelpText(
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.`,
@@ -53,8 +61,16 @@ export function registerIngest(program: Command): void {
             .join(', ')})`,
         );
       }
+      if (flags.memoryLimit !== undefined && !MEMORY_SIZE.test(flags.memoryLimit)) {
+        throw new UsageError(
+          `--memory-limit must be a size such as 4GB or 512MB, not '${flags.memoryLimit}'`,
+        );
+      }
       const started = Date.now();
-      const tx = await WriteTransaction.begin(flags.store, { create: true });
+      const tx = await WriteTransaction.begin(flags.store, {
+        create: true,
+        ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }),
+      });
       let committed = false;
       const progress = startProgress('ingest');
       try {
