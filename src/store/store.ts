@@ -3,6 +3,9 @@
  * view over exactly that manifest's files. Any number of processes may read while one writes; `refresh()`
  * moves to a newer manifest when the caller wants it.
  */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
 import { type Manifest, readManifest } from './manifest.js';
@@ -25,6 +28,7 @@ export class StoreReader {
     readonly dir: string,
     readonly sql: SqlSession,
     private current: Manifest,
+    private readonly spill: string | undefined,
   ) {}
 
   /** Opens the store in `dir` for reading. */
@@ -38,7 +42,18 @@ export class StoreReader {
     }
     // A reader streams a few row groups at a time; a bounded buffer pool keeps a long-running reader (a
     // notebook, the server) from holding the decoded Parquet of every session it has touched.
-    const sql = await SqlSession.open({ memoryLimit: DEFAULT_READER_MEMORY, ...options });
+    // What a query spills goes to a directory of this reader's own under the system's temporary directory:
+    // DuckDB's default is `.tmp` in the working directory, shared by every reader started there, and the
+    // store may be read-only. The directory only exists once something spilled; closing removes it.
+    const spill =
+      options.tempDirectory === undefined
+        ? path.join(os.tmpdir(), `pitchain-reader-${process.pid}-${randomUUID().slice(0, 8)}`)
+        : undefined;
+    const sql = await SqlSession.open({
+      memoryLimit: DEFAULT_READER_MEMORY,
+      ...(spill === undefined ? {} : { tempDirectory: spill }),
+      ...options,
+    });
     // The store's files are content-addressed and never rewritten, so their footers can be kept.
     await sql.run('SET parquet_metadata_cache = true');
     // Their bytes are not kept in the buffer pool as well: the operating system's page cache already holds
@@ -48,7 +63,7 @@ export class StoreReader {
     // The queries put the small side of a join in the IN (…) subquery; left to its estimates of filtered
     // Parquet scans, DuckDB would sometimes build its hash table on millions of rows instead.
     await sql.run("SET disabled_optimizers = 'build_side_probe_side'");
-    const reader = new StoreReader(root, sql, manifest);
+    const reader = new StoreReader(root, sql, manifest, spill);
     await reader.defineViews();
     return reader;
   }
@@ -72,9 +87,10 @@ export class StoreReader {
     return true;
   }
 
-  /** Closes the DuckDB of this reader. */
+  /** Closes the DuckDB of this reader (and removes what its queries spilled). */
   close(): void {
     this.sql.close();
+    if (this.spill !== undefined) rmSync(this.spill, { recursive: true, force: true });
   }
 
   private async defineViews(): Promise<void> {

@@ -213,6 +213,26 @@ describe('staging beyond its memory limit', () => {
     expect((await unlimited.commit([source(0)])).dataVersion).toBe(limited);
   }, 60_000);
 
+  it('spills what a reader cannot hold under the system temporary directory, and removes it on close', async () => {
+    const dir = await tempStore();
+    await ingest(dir, 0);
+    const reader = await StoreReader.open(dir, { memoryLimit: '64MB', threads: 2 });
+    let spill: string;
+    try {
+      await reader.sql.run(
+        `CREATE TEMP TABLE big AS SELECT i, repeat('x', 40) || i AS s FROM range(2000000) t(i)`,
+      );
+      const spilled = await reader.sql.all<{ path: string }>('SELECT path FROM duckdb_temporary_files()');
+      expect(spilled.length).toBeGreaterThan(0);
+      spill = path.dirname(spilled[0]!.path);
+      expect(path.dirname(spill)).toBe(os.tmpdir());
+      expect(path.basename(spill)).toMatch(new RegExp(`^pitchain-reader-${process.pid}-`));
+    } finally {
+      reader.close();
+    }
+    await expect(fs.access(spill)).rejects.toThrow();
+  });
+
   it('removes what a writer killed with -9 spilled when the next writer begins', async () => {
     const dir = await tempStore();
     await fs.mkdir(path.join(dir, SPILL_DIR));
