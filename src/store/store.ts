@@ -90,7 +90,11 @@ export class StoreReader {
   /** Closes the DuckDB of this reader (and removes what its queries spilled). */
   close(): void {
     this.sql.close();
-    if (this.spill !== undefined) rmSync(this.spill, { recursive: true, force: true });
+    try {
+      if (this.spill !== undefined) rmSync(this.spill, { recursive: true, force: true });
+    } catch {
+      // Scratch under the system's temporary directory: its cleaning is the system's then.
+    }
   }
 
   private async defineViews(): Promise<void> {
