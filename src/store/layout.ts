@@ -5,20 +5,22 @@ import { quoteLiteral } from './sql.js';
 
 export const TABLES_DIR = 'tables';
 
-/** SQL expressions that compute each partition column from a canonical row. */
-export const PARTITION_EXPRESSIONS: Record<TableName, Record<string, string>> = {
-  option_quotes: { underlying: '"underlying"', year: 'year("session_date")' },
-  open_interest: { underlying: '"underlying"', year: 'year("settled_session")' },
-  contracts: { underlying: '"underlying"' },
-  stock_bars: { symbol: '"symbol"', resolution: '"resolution"', year: 'year("session_date")' },
-  splits: {},
-};
-
 /** The date column each table's `year` partition is taken from. */
 const YEAR_COLUMN: Partial<Record<TableName, string>> = {
   option_quotes: 'session_date',
   open_interest: 'settled_session',
   stock_bars: 'session_date',
+};
+
+const yearOf = (table: TableName) => `year("${YEAR_COLUMN[table]!}")`;
+
+/** SQL expressions that compute each partition column from a canonical row. */
+export const PARTITION_EXPRESSIONS: Record<TableName, Record<string, string>> = {
+  option_quotes: { underlying: '"underlying"', year: yearOf('option_quotes') },
+  open_interest: { underlying: '"underlying"', year: yearOf('open_interest') },
+  contracts: { underlying: '"underlying"' },
+  stock_bars: { symbol: '"symbol"', resolution: '"resolution"', year: yearOf('stock_bars') },
+  splits: {},
 };
 
 /**
