@@ -135,7 +135,7 @@ async function deriveOpenInterest(
 }
 
 /** SQL mapping an underlying column holding option roots to the underlyings (`underlyingOfRoot`). */
-function underlyingOfRootSql(column: string): string {
+export function underlyingOfRootSql(column: string): string {
   const cases = indexRoots()
     .filter((root) => underlyingOfRoot(root) !== root)
     .map((root) => `WHEN ${quoteLiteral(root)} THEN ${quoteLiteral(underlyingOfRoot(root))}`);
