@@ -15,7 +15,7 @@ import {
   parseLeanDailyBars,
 } from '../src/ingest/generator/index.js';
 import { previousSession } from '../src/market-time/index.js';
-import { DEFAULT_LIMIT } from '../src/query/output.js';
+import { DEFAULT_LIMIT } from '../src/service/format.js';
 import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';

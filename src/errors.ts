@@ -31,18 +31,44 @@ export const FIXED_MESSAGES = {
   invalidDate: 'Invalid date. The date parameter is used for historical queries only.',
 } as const;
 
+/** A value not known at the decision instant T, as the look-ahead policies name it. */
+export type LookAheadFieldInfo = {
+  readonly field: string;
+  readonly knownAt: number;
+  readonly optionSymbol?: string;
+  readonly count?: number;
+};
+
 /** A value asked for at decision instant T that was not yet known at T (backtest face, `strict` policy). */
 export class LookAheadError extends Error {
   readonly code = 'look_ahead' as const;
+  /** The decision instant T (epoch seconds). */
   readonly asOf: number;
-  readonly fields: ReadonlyArray<{ field: string; knownAt: number }>;
+  readonly fields: readonly LookAheadFieldInfo[];
 
-  constructor(asOf: number, fields: ReadonlyArray<{ field: string; knownAt: number }>) {
-    const list = fields.map((f) => `${f.field} (known at ${new Date(f.knownAt * 1000).toISOString()})`);
+  constructor(asOf: number, fields: readonly LookAheadFieldInfo[]) {
+    const list = fields.map(
+      (f) =>
+        `${f.field}${f.optionSymbol === undefined ? '' : ` of ${f.optionSymbol}`} (known at ${new Date(f.knownAt * 1000).toISOString()})`,
+    );
     super(`look-ahead at ${new Date(asOf * 1000).toISOString()}: ${list.join(', ')}`);
     this.name = 'LookAheadError';
     this.asOf = asOf;
     this.fields = fields;
+  }
+}
+
+/**
+ * A value the caller gave that cannot be read: a date, an OCC symbol, lookup text. Thrown by the pure
+ * modules (`market-time/`, `occ/`); the service answers it with a 400 carrying the message. It extends
+ * RangeError so that callers that catch a bad value as a RangeError keep working.
+ */
+export class InvalidInputError extends RangeError {
+  readonly code = 'invalid_input' as const;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'InvalidInputError';
   }
 }
 

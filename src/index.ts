@@ -55,7 +55,7 @@ export {
   MAX_REQUEST_LINE,
   type RequestOptions,
   statusText,
-} from './query/api.js';
+} from './service/service.js';
 // The store, for writers and tools.
 export { type CommitResult, type Manifest, StoreReader, WriteTransaction } from './store/index.js';
 export { type StoreSummary, summarizeStore } from './store/summary.js';

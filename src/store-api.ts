@@ -5,7 +5,7 @@
 import { AccountBook } from './billing/accounts.js';
 import { MarketDataError } from './errors.js';
 import { type Clock, fixedClock, parseDateInput, systemClock } from './market-time/index.js';
-import { Api, type ApiResponse, type RequestOptions } from './query/api.js';
+import { Api, type ApiResponse, type RequestOptions } from './service/service.js';
 import { ENDPOINTS } from './query/endpoints/index.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from './store/store.js';
 import { type StoreSummary, summarizeStore } from './store/summary.js';

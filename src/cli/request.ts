@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { statusText } from '../query/api.js';
+import { statusText } from '../service/service.js';
 import { openStore } from '../store-api.js';
 
 type RequestFlags = {

@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import {
   dateOfDayNumber,
   dayNumber,
@@ -160,7 +161,7 @@ buildTable();
 function indexOf(date: string): number {
   const day = dayNumber(date);
   if (day < RANGE_FIRST || day >= RANGE_END) {
-    throw new RangeError(
+    throw new InvalidInputError(
       `Date ${date} is outside the calendar (${CALENDAR_FIRST_YEAR}..${CALENDAR_LAST_YEAR})`,
     );
   }
@@ -169,7 +170,7 @@ function indexOf(date: string): number {
 
 function sessionIndexOf(date: string): number {
   const index = indexOf(date);
-  if (status[index] < SESSION) throw new RangeError(`${date} is not a trading session`);
+  if (status[index] < SESSION) throw new InvalidInputError(`${date} is not a trading session`);
   return index;
 }
 
@@ -227,7 +228,7 @@ export function sessionsBetween(from: string, to: string): string[] {
 export function sessionOf(tsSeconds: number): string | undefined {
   const day = etDayNumberOf(tsSeconds);
   if (day < RANGE_FIRST || day >= RANGE_END) {
-    throw new RangeError(
+    throw new InvalidInputError(
       `Instant ${tsSeconds} is outside the calendar (${CALENDAR_FIRST_YEAR}..${CALENDAR_LAST_YEAR})`,
     );
   }
@@ -245,14 +246,14 @@ export function closureReason(date: string): string | undefined {
 
 function checkYear(year: number): void {
   if (!Number.isInteger(year) || year < CALENDAR_FIRST_YEAR || year > CALENDAR_LAST_YEAR) {
-    throw new RangeError(
+    throw new InvalidInputError(
       `Year ${year} is outside the calendar (${CALENDAR_FIRST_YEAR}..${CALENDAR_LAST_YEAR})`,
     );
   }
 }
 
 function checkMonth(month: number): void {
-  if (!Number.isInteger(month) || month < 1 || month > 12) throw new RangeError(`Invalid month ${month}`);
+  if (!Number.isInteger(month) || month < 1 || month > 12) throw new InvalidInputError(`Invalid month ${month}`);
 }
 
 /** The session on or before a day number (inside the table), as a day number. */

@@ -1,9 +1,10 @@
+import { InvalidInputError } from '../errors.js';
 /** A source of "now" (clock instant T); injected everywhere so nothing else reads the host clock. */
 export type Clock = { nowSeconds(): number };
 
 /** A clock stopped at `tsSeconds` (epoch seconds). */
 export function fixedClock(tsSeconds: number): Clock {
-  if (!Number.isFinite(tsSeconds)) throw new RangeError(`Invalid clock instant ${tsSeconds}`);
+  if (!Number.isFinite(tsSeconds)) throw new InvalidInputError(`Invalid clock instant ${tsSeconds}`);
   return { nowSeconds: () => tsSeconds };
 }
 

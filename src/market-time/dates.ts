@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { DateTime } from 'luxon';
 import { previousSession } from './calendar.js';
 import type { Clock } from './clock.js';
@@ -55,8 +56,8 @@ const MINUS = /^-\s*(\d+)\s*([a-z]+)$/;
 /** Spreadsheet serials below this are days since 1899-12-30; larger numbers are unix seconds. */
 const SPREADSHEET_LIMIT = 60_000;
 
-function invalid(text: string): RangeError {
-  return new RangeError(`Invalid date input "${text}"`);
+function invalid(text: string): InvalidInputError {
+  return new InvalidInputError(`Invalid date input "${text}"`);
 }
 
 function clockToday(clock: Clock): string {

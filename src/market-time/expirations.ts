@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import {
   CALENDAR_FIRST_YEAR,
   CALENDAR_LAST_YEAR,
@@ -30,7 +31,7 @@ const EXPIRATION_WALL_SECONDS: Record<Settlement, number> = {
 /** The `expiration` instant of an expiration date: 16:00 ET equity, 16:15 ET PM-settled index, 09:30 ET AM-settled index. */
 export function expirationSeconds(expirationDate: string, settlement: Settlement): number {
   const wall = EXPIRATION_WALL_SECONDS[settlement];
-  if (wall === undefined) throw new RangeError(`Unknown settlement "${settlement}"`);
+  if (wall === undefined) throw new InvalidInputError(`Unknown settlement "${settlement}"`);
   return etWallDaySecondsToSeconds(dayNumber(expirationDate), wall);
 }
 

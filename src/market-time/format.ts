@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { dateOfDayNumber, etOffsetSeconds } from './zone.js';
 
 /** The `dateformat` values of the API. */
@@ -33,7 +34,7 @@ export function toSpreadsheetSerial(tsSeconds: number): number {
 
 /** An instant as the API prints it for a `dateformat`: unix seconds, an ET ISO timestamp or a spreadsheet serial. */
 export function formatInstant(tsSeconds: number, format: DateFormat): number | string {
-  if (!Number.isFinite(tsSeconds)) throw new RangeError(`Invalid instant ${tsSeconds}`);
+  if (!Number.isFinite(tsSeconds)) throw new InvalidInputError(`Invalid instant ${tsSeconds}`);
   switch (format) {
     case 'unix':
       return tsSeconds;
@@ -42,6 +43,6 @@ export function formatInstant(tsSeconds: number, format: DateFormat): number | s
     case 'spreadsheet':
       return toSpreadsheetSerial(tsSeconds);
     default:
-      throw new RangeError(`Unknown dateformat "${String(format)}"`);
+      throw new InvalidInputError(`Unknown dateformat "${String(format)}"`);
   }
 }

@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors.js';
 import { DateTime } from 'luxon';
 
 /** The market zone; every ET conversion in the project goes through this module. */
@@ -96,7 +97,7 @@ function daysInMonthFast(year: number, month: number): number {
 /** The day number of a `YYYY-MM-DD` string; RangeError when it is not a valid date. */
 export function dayNumber(date: string): number {
   const n = tryDayNumber(date);
-  if (Number.isNaN(n)) throw new RangeError(`Invalid date "${date}": expected YYYY-MM-DD`);
+  if (Number.isNaN(n)) throw new InvalidInputError(`Invalid date "${date}": expected YYYY-MM-DD`);
   return n;
 }
 
@@ -111,7 +112,7 @@ function pad2(n: number): string {
 
 function buildDateString(dayNumber: number): string {
   const [y, m, d] = civilFromDays(dayNumber);
-  if (y < 0 || y > 9999) throw new RangeError(`Date out of range: day ${dayNumber}`);
+  if (y < 0 || y > 9999) throw new InvalidInputError(`Date out of range: day ${dayNumber}`);
   return `${String(y).padStart(4, '0')}-${pad2(m)}-${pad2(d)}`;
 }
 
@@ -227,7 +228,7 @@ export function tryTimeOfDaySeconds(time: string): number {
 /** Epoch seconds of an ET wall time: `etWallToSeconds('2024-03-15', '16:00')` → 1710532800. */
 export function etWallToSeconds(date: string, time: string): number {
   const seconds = tryTimeOfDaySeconds(time);
-  if (Number.isNaN(seconds)) throw new RangeError(`Invalid time "${time}": expected HH:MM or HH:MM:SS`);
+  if (Number.isNaN(seconds)) throw new InvalidInputError(`Invalid time "${time}": expected HH:MM or HH:MM:SS`);
   return etWallDaySecondsToSeconds(dayNumber(date), seconds);
 }
 
@@ -248,6 +249,6 @@ export function etDayNumberOf(tsSeconds: number): number {
 
 /** The ET calendar date (`YYYY-MM-DD`) of an instant. */
 export function toEtDate(tsSeconds: number): string {
-  if (!Number.isFinite(tsSeconds)) throw new RangeError(`Invalid instant ${tsSeconds}`);
+  if (!Number.isFinite(tsSeconds)) throw new InvalidInputError(`Invalid instant ${tsSeconds}`);
   return dateOfDayNumber(etDayNumberOf(tsSeconds));
 }

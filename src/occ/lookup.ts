@@ -1,4 +1,4 @@
-import { MarketDataError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import {
   isOccRoot,
   MAX_STRIKE_THOUSANDTHS,
@@ -24,7 +24,7 @@ const ECHO_LIMIT = 40;
 
 /**
  * The contract named by human lookup text: underlying, expiration date, strike and side separated by
- * spaces (`AAPL 7/28/23 $200 Call`), URL-encoded or not; throws MarketDataError 400 naming the unreadable part.
+ * spaces (`AAPL 7/28/23 $200 Call`), URL-encoded or not; throws InvalidInputError naming the unreadable part.
  *
  * Dates are `M/D/YY`, `M/D/YYYY` or `YYYY-M-D` (years 2000–2099, a real calendar date); the strike may carry
  * `$`, thousands separators and up to three significant decimals; the side is `c`, `call`, `calls`, `p`,
@@ -86,9 +86,8 @@ function echo(part: string): string {
   return part.length > ECHO_LIMIT ? `${part.slice(0, ECHO_LIMIT)}…` : part;
 }
 
-function lookupError(reason: string, cause?: unknown): MarketDataError {
-  return new MarketDataError(
-    400,
+function lookupError(reason: string, cause?: unknown): InvalidInputError {
+  return new InvalidInputError(
     `Invalid lookup text: ${reason}.`,
     cause === undefined ? undefined : { cause },
   );

@@ -1,4 +1,4 @@
-import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
+import { FIXED_MESSAGES, InvalidInputError } from '../errors.js';
 
 /** The side of an option contract, spelled as the service spells it. */
 export type OptionSide = 'call' | 'put';
@@ -63,7 +63,7 @@ export function tryParseOccSymbol(text: string): OccSymbol | undefined {
 /** The parts of an OCC symbol; throws the service's fixed 400 when the text is not valid OCC symbology. */
 export function parseOccSymbol(text: string): OccSymbol {
   const parts = tryParseOccSymbol(text);
-  if (parts === undefined) throw new MarketDataError(400, FIXED_MESSAGES.invalidOptionSymbol);
+  if (parts === undefined) throw new InvalidInputError(FIXED_MESSAGES.invalidOptionSymbol);
   return parts;
 }
 
@@ -85,19 +85,19 @@ export function strikeThousandths(strike: number): number | undefined {
 export function formatOccSymbol(parts: OccSymbol): string {
   const { root, expirationDate, side, strike } = parts;
   if (typeof root !== 'string' || !isOccRoot(root)) {
-    throw new RangeError(`OCC root must be 1-6 uppercase letters and digits with a letter: ${String(root)}`);
+    throw new InvalidInputError(`OCC root must be 1-6 uppercase letters and digits with a letter: ${String(root)}`);
   }
   const date = typeof expirationDate === 'string' ? ISO_DATE_PATTERN.exec(expirationDate) : null;
   if (date === null || occExpirationDate(Number(date[1]), Number(date[2]), Number(date[3])) === undefined) {
-    throw new RangeError(
+    throw new InvalidInputError(
       `OCC expiration must be a real YYYY-MM-DD date in 2000-2099: ${String(expirationDate)}`,
     );
   }
   if (side !== 'call' && side !== 'put')
-    throw new RangeError(`OCC side must be call or put: ${String(side)}`);
+    throw new InvalidInputError(`OCC side must be call or put: ${String(side)}`);
   const thousandths = strikeThousandths(strike);
   if (thousandths === undefined) {
-    throw new RangeError(`OCC strike must be above 0, below 100000 and exact to 1/1000: ${String(strike)}`);
+    throw new InvalidInputError(`OCC strike must be above 0, below 100000 and exact to 1/1000: ${String(strike)}`);
   }
   const yymmdd = `${date[1]!.slice(2)}${date[2]}${date[3]}`;
   return `${root}${yymmdd}${side === 'call' ? 'C' : 'P'}${pad(thousandths, STRIKE_DIGITS)}`;

@@ -7,8 +7,11 @@
  * pipeline then applies `columns`, `human`, `limit`/`offset`, `dateformat` and `format`, computes the
  * credits from `answer.billing`, and writes headers. Endpoints never format dates or pick keys' case.
  */
+import type { AsOf } from '../pit/as-of.js';
 import type { SqlSession } from '../store/sql.js';
 import type { JsonColumn } from './json-columns.js';
+
+export type { AsOf };
 
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
@@ -73,24 +76,6 @@ export type NoData = {
 
 /** What an endpoint returns; refusals are thrown as `MarketDataError`. */
 export type EndpointResult = Answer | NoData;
-
-/**
- * The instant-and-freshness the pipeline resolved for this request (semantics §5), which the endpoint
- * obeys when it selects snapshots:
- * - `dated`: a `date=D` request: the EOD snapshot of session D (q = 16:00 ET on D), OI settled from D−1,
- *   Greeks null, `updated` = 16:00 ET on D.
- * - `current`: the latest value of each field known at `cutoffSeconds` (quotes: q ≤ cutoff; volume: its
- *   stamp v ≤ cutoff; OI: published_at ≤ cutoff), restricted to EOD snapshots (q = 16:00 ET) of sessions
- *   ≤ `maxSession` when `eodOnly` (modes eod and historical). Values not known at the cutoff are null.
- */
-export type AsOf =
-  | { readonly kind: 'dated'; readonly session: string }
-  | {
-      readonly kind: 'current';
-      readonly cutoffSeconds: number;
-      readonly eodOnly: boolean;
-      readonly maxSession: string | null;
-    };
 
 /** The mode the request runs in after defaults and entitlements. */
 export type Mode = 'live' | 'delayed' | 'eod' | 'historical' | 'cached';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXED_MESSAGES, MarketDataError } from '../../src/errors.js';
+import { FIXED_MESSAGES, InvalidInputError } from '../../src/errors.js';
 import {
   formatOccSymbol,
   isOccSymbol,
@@ -78,26 +78,16 @@ describe('parseOccSymbol', () => {
     expect(INVALID.filter(isOccSymbol)).toEqual([]);
     expect(INVALID.map(tryParseOccSymbol)).toEqual(INVALID.map(() => undefined));
     for (const text of INVALID) {
-      expect(() => parseOccSymbol(text), text).toThrow(MarketDataError);
+      expect(() => parseOccSymbol(text), text).toThrow(InvalidInputError);
     }
   });
 
-  it('throws the service fixed 400 body', () => {
+  it('throws a domain error carrying the service fixed message, not an HTTP status', () => {
     const error = catchError(() => parseOccSymbol('AAPL230230C00150000'));
-    expect(error).toBeInstanceOf(MarketDataError);
-    expect({
-      status: (error as MarketDataError).status,
-      body: (error as MarketDataError).body,
-    }).toMatchInlineSnapshot(`
-        {
-          "body": {
-            "errmsg": "Invalid option symbol. Use valid OCC symbology for the option symbol.",
-            "s": "error",
-          },
-          "status": 400,
-        }
-      `);
-    expect((error as MarketDataError).errmsg).toBe(FIXED_MESSAGES.invalidOptionSymbol);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).code).toBe('invalid_input');
+    expect((error as Error).message).toBe(FIXED_MESSAGES.invalidOptionSymbol);
+    expect(error).not.toHaveProperty('status');
   });
 
   it('answers undefined, not a crash, for a value that is not a string', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountBook } from '../../src/billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../../src/errors.js';
-import { Api, MAX_REQUEST_LINE } from '../../src/query/api.js';
+import { Api, MAX_REQUEST_LINE } from '../../src/service/service.js';
 import type { AsOf, Billing, Endpoint } from '../../src/query/types.js';
 import { SqlSession } from '../../src/store/sql.js';
 

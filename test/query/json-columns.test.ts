@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonColumn } from '../../src/query/json-columns.js';
-import { keep, type OutputOptions, parseOutputOptions, renderAnswer } from '../../src/query/output.js';
+import { keep, type OutputOptions, parseOutputOptions, renderAnswer } from '../../src/service/format.js';
 import type { Answer, Field, FieldKind } from '../../src/query/types.js';
 
 const COLUMNS: readonly { key: string; human: string; kind: FieldKind; values: unknown[] }[] = [

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { roundCents } from '../../src/query/endpoints/options-core.js';
-import { matchesExpression, parseNumberExpression } from '../../src/query/filters.js';
+import { midOf, roundCents } from '../../src/query/options/records.js';
+import { matchesExpression, parseNumberExpression } from '../../src/query/params.js';
 import {
   blackScholes,
   greekColumns,
@@ -12,13 +12,35 @@ import {
 } from '../../src/query/greeks.js';
 import { example } from './helpers/shape.js';
 
-describe('roundCents', () => {
-  it('reproduces every mid of the documented chain from its bid and ask', () => {
+describe('midOf', () => {
+  it('matches the documented chain except on exact half cents, which semantics §3.1 rounds up', () => {
+    // The documented example rounds exact half cents through binary floating point, some down
+    // (0.18/0.19 → 0.18), some up (108.6/112.15 → 110.38); semantics §3.1, which wins over the
+    // reference, rounds every one up. Every other mid agrees.
     const chain = example('options_chain.json') as Record<string, number[]>;
-    const computed = chain['bid']!.map((bid, i) => roundCents((bid + chain['ask']![i]!) / 2));
-    expect(computed).toEqual(chain['mid']);
+    const bids = chain['bid']!;
+    const asks = chain['ask']!;
+    const cents = (i: number) => Math.round(bids[i]! * 100) + Math.round(asks[i]! * 100);
+    const halfCent = (i: number) => cents(i) % 2 === 1;
+    const computed = bids.map((bid, i) => midOf(bid, asks[i]!));
+    const expected = chain['mid']!.map((mid, i) => (halfCent(i) ? (cents(i) + 1) / 200 : mid));
+    expect(computed).toEqual(expected);
+    expect(bids.filter((_, i) => halfCent(i)).length).toBeGreaterThan(0);
   });
 
+  it('rounds half-up on the exact decimal, never through binary floating point (semantics §3.1)', () => {
+    // 110.375 and 0.185 are not exact in binary: (110.25 + 110.5) / 2 is, but 0.185 rounds down as a double.
+    expect(midOf(110.25, 110.5)).toBe(110.38);
+    expect(midOf(0.18, 0.19)).toBe(0.19);
+    expect(midOf(7.62, 7.63)).toBe(7.63);
+    expect(midOf(1.0, 1.01)).toBe(1.01);
+    expect(midOf(0, 0)).toBe(0);
+    expect(midOf(0, 0.01)).toBe(0.01);
+    expect(midOf(2.675, 2.675)).toBe(2.68);
+  });
+});
+
+describe('roundCents', () => {
   it('rounds the binary value to the nearest cent, exact half cents to the even cent', () => {
     const cases = [7.625, 80.125, 0.375, 0.585, 0.025, 2.675, 1.005, -0.125, 0.045, 1.125, 0.004, -0.001];
     expect(cases.map(roundCents)).toEqual([7.62, 80.12, 0.38, 0.58, 0.03, 2.67, 1, -0.12, 0.04, 1.12, 0, 0]);

@@ -19,21 +19,13 @@ import {
   type NumberExpression,
   numberParam,
   parseParams,
-} from '../filters.js';
+} from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import {
-  asOfSession,
-  dataAsOf,
-  type ExpirationGroup,
-  ensureDatedSession,
-  groupRecords,
-  noDataAround,
-  type OptionRecord,
-  SYMBOL_NOT_FOUND,
-  scopeAnswer,
-  scopeOfSymbol,
-  underlyingKnown,
-} from './options-core.js';
+import { asOfSession } from '../../pit/as-of.js';
+import { dataAsOf } from '../options/columns.js';
+import { type OptionRecord } from '../options/records.js';
+import { type ExpirationGroup, groupRecords, scopeAnswer } from '../options/scope-answer.js';
+import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 
 function chainSchema(clock: Clock) {
   const price = numberParam().optional();
@@ -249,7 +241,8 @@ function filterRecords(records: readonly OptionRecord[], params: ChainParams): r
 }
 
 async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
-  ensureDatedSession(ctx.asOf);
+  const closed = closedSession(ctx.asOf);
+  if (closed !== undefined) return closed;
   const { scope, symbol, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
   const params = parseParams(chainSchemaAt(ctx.nowSeconds), ctx.query);
   checkCombinations(params, symbol);

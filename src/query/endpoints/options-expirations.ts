@@ -3,18 +3,11 @@
  * expired, standard contracts only unless `nonstandard=true`, optionally only those listing `strike`.
  */
 import { z } from 'zod';
-import { booleanParam, numberParam, parseParams } from '../filters.js';
+import { booleanParam, numberParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import {
-  answerRowsSql,
-  asOfSession,
-  ensureDatedSession,
-  eodSeconds,
-  noDataAround,
-  SYMBOL_NOT_FOUND,
-  scopeOfSymbol,
-  underlyingKnown,
-} from './options-core.js';
+import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
+import { answerRowsSql } from '../options/snapshot-sql.js';
 
 const expirationsSchema = z.object({
   strike: numberParam({ min: 0 }).optional(),
@@ -22,7 +15,8 @@ const expirationsSchema = z.object({
 });
 
 async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> {
-  ensureDatedSession(ctx.asOf);
+  const closed = closedSession(ctx.asOf);
+  if (closed !== undefined) return closed;
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
   const params = parseParams(expirationsSchema, ctx.query);
   const universe = answerRowsSql(ctx.asOf, scope);
@@ -50,7 +44,7 @@ async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> 
         key: 'updated',
         human: 'Date',
         kind: 'instant',
-        value: ctx.asOf.kind === 'dated' ? eodSeconds(ctx.asOf.session) : latest,
+        value: ctx.asOf.kind === 'dated' ? sessionEndSeconds(ctx.asOf.session) : latest,
         position: 'after',
       },
     ],

@@ -7,21 +7,13 @@ import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
 import { type Clock, fixedClock, previousSession, toEtDate } from '../../market-time/index.js';
 import { parseOccSymbol } from '../../occ/index.js';
-import { badCombination, dateParam, integerParam, parseParams } from '../filters.js';
+import { badCombination, dateParam, integerParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import {
-  asOfSession,
-  compareRecords,
-  dataAsOf,
-  ensureDatedSession,
-  NO_OPTION_FOUND,
-  noDataAround,
-  type OptionRecord,
-  optionFields,
-  readAnswerRows,
-  type Scope,
-  toRecords,
-} from './options-core.js';
+import { asOfSession } from '../../pit/as-of.js';
+import { dataAsOf, optionFields } from '../options/columns.js';
+import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
+import { closedSession, NO_OPTION_FOUND, noDataAround, type Scope } from '../options/scope.js';
+import { readAnswerRows } from '../options/snapshot-sql.js';
 
 function quotesSchema(clock: Clock) {
   return z.object({
@@ -65,7 +57,8 @@ async function rangeRecords(
 }
 
 async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
-  ensureDatedSession(ctx.asOf);
+  const closed = closedSession(ctx.asOf);
+  if (closed !== undefined) return closed;
   const optionSymbol = (ctx.path['optionSymbol'] ?? '').trim().toUpperCase();
   parseOccSymbol(optionSymbol);
   const params = parseParams(quotesSchema(fixedClock(ctx.nowSeconds)), ctx.query);

@@ -4,21 +4,15 @@
  */
 import { z } from 'zod';
 import { fixedClock } from '../../market-time/index.js';
-import { expirationParam, parseParams } from '../filters.js';
+import { expirationParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import {
-  answerRowsSql,
-  asOfSession,
-  ensureDatedSession,
-  eodSeconds,
-  noDataAround,
-  SYMBOL_NOT_FOUND,
-  scopeOfSymbol,
-  underlyingKnown,
-} from './options-core.js';
+import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
+import { answerRowsSql } from '../options/snapshot-sql.js';
 
 async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
-  ensureDatedSession(ctx.asOf);
+  const closed = closedSession(ctx.asOf);
+  if (closed !== undefined) return closed;
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
   const params = parseParams(
     z.object({ expiration: expirationParam(fixedClock(ctx.nowSeconds)).optional() }),
@@ -52,7 +46,7 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
         key: 'updated',
         human: 'Date',
         kind: 'instant',
-        value: ctx.asOf.kind === 'dated' ? eodSeconds(ctx.asOf.session) : latest,
+        value: ctx.asOf.kind === 'dated' ? sessionEndSeconds(ctx.asOf.session) : latest,
         position: 'before',
       },
     ],

@@ -1,5 +1,5 @@
 /** Path matching for the endpoints: `:name` segments and a final `*name` rest (lookup text holds `/`). */
-import type { Endpoint } from './types.js';
+import type { Endpoint } from '../query/types.js';
 
 export type Match = { endpoint: Endpoint; params: Record<string, string> };
 

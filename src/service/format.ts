@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ErrorBody } from '../errors.js';
 import { MarketDataError } from '../errors.js';
 import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
-import type { Answer, Field, FieldKind, NoData, Scalar } from './types.js';
+import type { Answer, Field, FieldKind, NoData, Scalar } from '../query/types.js';
 
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;

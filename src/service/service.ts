@@ -9,7 +9,7 @@ import { Ledger } from '../billing/ledger.js';
 import { type ErrorBody, MarketDataError } from '../errors.js';
 import { type Clock, fixedClock, parseDateInput, systemClock } from '../market-time/index.js';
 import type { SqlSession } from '../store/sql.js';
-import { ResponseCache } from './cache.js';
+import { ResponseCache } from './response-cache.js';
 import { parseMode, resolveFreshness } from './modes.js';
 import {
   keep,
@@ -19,9 +19,9 @@ import {
   renderError,
   renderNoData,
   UNIVERSAL_KEYS,
-} from './output.js';
+} from './format.js';
 import { Router } from './router.js';
-import type { Answer, Endpoint, EndpointResult } from './types.js';
+import type { Answer, Endpoint, EndpointResult } from '../query/types.js';
 
 /** The maximum HTTP request line (specification L1). */
 export const MAX_REQUEST_LINE = 4094;

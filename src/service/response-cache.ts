@@ -3,7 +3,7 @@
  * with the snapshot instant they hold. `mode=cached` reads it; a repeated live request at the same
  * cutoff is served from it (203).
  */
-import type { Answer } from './types.js';
+import type { Answer } from '../query/types.js';
 
 export type CacheEntry = {
   readonly answer: Answer;

@@ -6,14 +6,12 @@ import { type Account, isPaid } from '../billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
 import {
   fixedClock,
-  indexOptionCloseSeconds,
   isSession,
   parseDateInput,
-  previousSession,
-  sessionOpenSeconds,
   toEtDate,
 } from '../market-time/index.js';
-import type { AsOf, Endpoint, Mode } from './types.js';
+import { type AsOf, currentAsOf } from '../pit/as-of.js';
+import type { Endpoint, Mode } from '../query/types.js';
 
 const MODE_NAMES: Record<string, Mode> = {
   live: 'live',
@@ -27,8 +25,6 @@ const MODE_NAMES: Record<string, Mode> = {
 
 /** Freshness order: a larger rank is older data. */
 const RANK: Record<Exclude<Mode, 'cached'>, number> = { live: 0, delayed: 1, eod: 2, historical: 3 };
-
-const DELAY_SECONDS = 15 * 60;
 
 /** The resolved freshness of a request. */
 export type Resolved = { mode: Mode; asOf: AsOf };
@@ -84,46 +80,11 @@ export function resolveFreshness(
     const session = parseHistoricalDate(date, nowSeconds);
     return { mode: requested ?? 'historical', asOf: { kind: 'dated', session } };
   }
-  if (requested === 'cached') return { mode: 'cached', asOf: current('live', nowSeconds) };
+  if (requested === 'cached') return { mode: 'cached', asOf: currentAsOf('live', nowSeconds) };
   const wanted: Exclude<Mode, 'cached'> = requested ?? (isPaid(account.plan) ? 'live' : 'historical');
   const cap = entitlementCap(account, endpoint.family);
   const effective = RANK[cap] > RANK[wanted] ? cap : wanted;
-  return { mode: effective, asOf: current(effective, nowSeconds) };
-}
-
-/** The as-of of a current request in a mode at T. */
-export function current(mode: Exclude<Mode, 'cached'>, nowSeconds: number): AsOf {
-  switch (mode) {
-    case 'live':
-      return { kind: 'current', cutoffSeconds: nowSeconds, eodOnly: false, maxSession: null };
-    case 'delayed':
-      return { kind: 'current', cutoffSeconds: nowSeconds - DELAY_SECONDS, eodOnly: false, maxSession: null };
-    case 'eod': {
-      const session = latestSession(nowSeconds, indexOptionCloseSeconds);
-      return {
-        kind: 'current',
-        cutoffSeconds: indexOptionCloseSeconds(session),
-        eodOnly: true,
-        maxSession: session,
-      };
-    }
-    case 'historical': {
-      const session = previousSession(latestSession(nowSeconds, sessionOpenSeconds));
-      return {
-        kind: 'current',
-        cutoffSeconds: indexOptionCloseSeconds(session),
-        eodOnly: true,
-        maxSession: session,
-      };
-    }
-  }
-}
-
-/** The latest session S whose `instantOf(S)` is at or before T. */
-function latestSession(nowSeconds: number, instantOf: (session: string) => number): string {
-  const today = toEtDate(nowSeconds);
-  if (isSession(today) && instantOf(today) <= nowSeconds) return today;
-  return previousSession(today);
+  return { mode: effective, asOf: currentAsOf(effective, nowSeconds) };
 }
 
 /** A `date=` value: a past session in ET, or the specification's 400 / 404. */

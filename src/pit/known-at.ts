@@ -1,0 +1,68 @@
+/**
+ * When each field of an answer became known (semantics §3): the option row's fields fall into four
+ * families, each with its own known-at instant stored per row. This table is the one place that says
+ * which field belongs to which family.
+ */
+
+/** The known-at families of an option row. */
+export type KnownAtFamily = 'quote' | 'volume' | 'openInterest' | 'listing';
+
+/** Per option field, the family whose instant says when its value became known. */
+export const OPTION_FIELD_KNOWN_AT = {
+  optionSymbol: 'listing',
+  underlying: 'listing',
+  expiration: 'listing',
+  side: 'listing',
+  strike: 'listing',
+  firstTraded: 'listing',
+  dte: 'quote',
+  updated: 'quote',
+  bid: 'quote',
+  bidSize: 'quote',
+  mid: 'quote',
+  ask: 'quote',
+  askSize: 'quote',
+  last: 'quote',
+  openInterest: 'openInterest',
+  volume: 'volume',
+  inTheMoney: 'quote',
+  intrinsicValue: 'quote',
+  extrinsicValue: 'quote',
+  underlyingPrice: 'quote',
+  iv: 'quote',
+  delta: 'quote',
+  gamma: 'quote',
+  theta: 'quote',
+  vega: 'quote',
+} as const satisfies Record<string, KnownAtFamily>;
+
+/** The known-at instants (epoch seconds) of one option row, one per family; null where no value is served. */
+export type OptionKnownAt = {
+  /** The snapshot's quote time q. */
+  readonly quoteTime: number;
+  /** The volume's own stamp v (a 15:45 Cboe snapshot's volume is stamped at the close). */
+  readonly volumeTime: number | null;
+  /** When the open interest on the row was published (settled the session before). */
+  readonly oiPublishedAt: number | null;
+  /** When the contract was first listed (its first traded date, 09:30 ET). */
+  readonly listedAt: number;
+};
+
+/** The known-at instant of a field of an option row, or null when the field carries no value. */
+export function optionFieldKnownAt(field: keyof typeof OPTION_FIELD_KNOWN_AT, row: OptionKnownAt): number | null {
+  switch (OPTION_FIELD_KNOWN_AT[field]) {
+    case 'quote':
+      return row.quoteTime;
+    case 'volume':
+      return row.volumeTime;
+    case 'openInterest':
+      return row.oiPublishedAt;
+    case 'listing':
+      return row.listedAt;
+  }
+}
+
+/** Whether a value known at `knownAt` may be served by a current answer at `cutoffSeconds`. */
+export function knownBy(knownAt: number | null, cutoffSeconds: number): boolean {
+  return knownAt === null || knownAt <= cutoffSeconds;
+}

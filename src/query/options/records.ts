@@ -1,0 +1,212 @@
+/**
+ * The service's option row computed from a store row: mid, moneyness, dte, `updated`, Greeks, and the
+ * known-at instant of every field family beside the values. The one place a store row becomes an API row.
+ */
+import { dte, etWallToSeconds } from '../../market-time/index.js';
+import type { OptionSide } from '../../occ/index.js';
+import { type AsOf } from '../../pit/as-of.js';
+import type { OptionKnownAt } from '../../pit/known-at.js';
+import { greekColumns, RISK_FREE_RATE, yearsBetween } from '../greeks.js';
+import type { SnapshotRow } from './snapshot-sql.js';
+
+/** The service's option row (chain and option quotes), field for field. */
+export type OptionValues = {
+  readonly optionSymbol: string;
+  readonly underlying: string;
+  readonly expiration: number;
+  readonly side: OptionSide;
+  readonly strike: number;
+  readonly firstTraded: number;
+  readonly dte: number;
+  readonly updated: number;
+  readonly bid: number | null;
+  readonly bidSize: number | null;
+  readonly mid: number | null;
+  readonly ask: number | null;
+  readonly askSize: number | null;
+  readonly last: number | null;
+  readonly openInterest: number | null;
+  readonly volume: number | null;
+  readonly inTheMoney: boolean | null;
+  readonly intrinsicValue: number | null;
+  readonly extrinsicValue: number | null;
+  readonly underlyingPrice: number | null;
+  readonly iv: number | null;
+  readonly delta: number | null;
+  readonly gamma: number | null;
+  readonly theta: number | null;
+  readonly vega: number | null;
+};
+
+/**
+ * An option row with what filtering needs (its expiration group `root:date`) and when each family of its
+ * values became known ({@link OptionKnownAt}).
+ */
+export type OptionRecord = OptionValues &
+  OptionKnownAt & {
+    readonly group: string;
+    readonly expirationDate: string;
+    /**
+     * The snapshot's volume when a current answer withholds it because its stamp is after the cutoff
+     * (a 15:45 Cboe snapshot carries the whole session's volume), else null. The API face never serves
+     * it; the backtest face's `flag` policy does, and lists it.
+     */
+    readonly withheldVolume: number | null;
+    /** The latest known-at instant of the values served. */
+    readonly knownAt: number;
+  };
+
+/**
+ * Rounds to the cent the way the service does, i.e. the decimal nearest to the binary value, an exact
+ * half cent to the even cent: the intrinsic and extrinsic values.
+ */
+export function roundCents(value: number): number {
+  const eighths = value * 8;
+  let rounded: number;
+  if (Number.isInteger(eighths) && Math.abs(eighths) % 2 === 1) {
+    const floor = Math.floor(value * 100);
+    rounded = (floor % 2 === 0 ? floor : floor + 1) / 100;
+  } else {
+    rounded = Number(value.toFixed(2));
+  }
+  return rounded === 0 ? 0 : rounded;
+}
+
+/**
+ * `mid` as the service prints it (semantics §3.1): (bid + ask) / 2 rounded half-up to the cent on the
+ * exact decimal value (110.375 → 110.38, 0.185 → 0.19), never through binary floating point. Prices are
+ * taken as exact to 1/10,000 of a dollar, which every store column is.
+ */
+export function midOf(bid: number, ask: number): number {
+  const sum = Math.round(bid * 10_000) + Math.round(ask * 10_000);
+  const cents = Math.floor((sum + 100) / 200);
+  return cents === 0 ? 0 : cents / 100;
+}
+
+/** The service's rows from the store's at an as-of (see {@link recordMaker}). */
+export function toRecords(rows: readonly SnapshotRow[], asOf: AsOf): OptionRecord[] {
+  return rows.map(recordMaker(asOf));
+}
+
+/**
+ * The row-to-record conversion, remembering date conversions across rows. `updated` is the snapshot's
+ * true quote time and `dte` counts from the snapshot's own session, so both describe the snapshot the
+ * prices come from (§3.1). Dated rows: Greeks and IV null. Current rows: volume only when its stamp is
+ * known at the cutoff (else withheld), vendor Greeks or Black–Scholes ones.
+ */
+export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
+  const current = asOf.kind === 'current' ? asOf : undefined;
+  const openingSeconds = memoized((date: string) => etWallToSeconds(date, '09:30'));
+  const daysTo = memoized((pair: string) => dte(pair.slice(0, 10), pair.slice(11)));
+  return (row) => {
+    const spot = row.underlying_price;
+    const strike = Number(row.strike);
+    const rawMid = row.bid === null || row.ask === null ? null : (row.bid + row.ask) / 2;
+    const mid = row.bid === null || row.ask === null ? null : midOf(row.bid, row.ask);
+    const intrinsicRaw =
+      spot === null ? null : Math.max(0, row.side === 'call' ? spot - strike : strike - spot);
+    const intrinsicValue = intrinsicRaw === null ? null : roundCents(intrinsicRaw);
+    // The service prints extrinsic value unsigned: its deep in-the-money puts quoted under parity show
+    // mid 69.75, intrinsic 69.87, extrinsic 0.12.
+    const extrinsicValue =
+      mid === null || intrinsicValue === null ? null : roundCents(Math.abs(mid - intrinsicValue));
+    const inTheMoney = spot === null ? null : row.side === 'call' ? spot > strike : strike > spot;
+    const volumeTime = row.volume === null ? null : (row.volume_time ?? row.quote_time);
+    const volumeKnown = current === undefined || volumeTime === null || volumeTime <= current.cutoffSeconds;
+    const volume = volumeKnown ? row.volume : null;
+    const openInterest = row.open_interest;
+    const oiPublishedAt = openInterest === null ? null : (row.oi_published_at ?? row.quote_time);
+    const knownAt = Math.max(
+      row.quote_time,
+      volume === null || volumeTime === null ? row.quote_time : volumeTime,
+      oiPublishedAt ?? row.quote_time,
+    );
+    let greeks = { iv: null, delta: null, gamma: null, theta: null, vega: null } as {
+      iv: number | null;
+      delta: number | null;
+      gamma: number | null;
+      theta: number | null;
+      vega: number | null;
+    };
+    if (current !== undefined) {
+      const vendor = { iv: row.iv, delta: row.delta, gamma: row.gamma, theta: row.theta, vega: row.vega };
+      greeks = vendor;
+      if (Object.values(vendor).some((value) => value === null) && spot !== null) {
+        const terms = {
+          side: row.side,
+          spot,
+          strike,
+          years: yearsBetween(row.quote_time, row.expiration_time),
+          rate: RISK_FREE_RATE,
+        };
+        const computed = greekColumns(terms, row.iv, rawMid);
+        greeks = {
+          iv: vendor.iv ?? computed.iv,
+          delta: vendor.delta ?? computed.delta,
+          gamma: vendor.gamma ?? computed.gamma,
+          theta: vendor.theta ?? computed.theta,
+          vega: vendor.vega ?? computed.vega,
+        };
+      }
+    }
+    return {
+      optionSymbol: row.option_symbol,
+      underlying: row.underlying,
+      expiration: row.expiration_time,
+      side: row.side,
+      strike,
+      firstTraded: openingSeconds(row.first_traded),
+      dte: daysTo(`${row.session_date}|${row.expiration}`),
+      updated: row.quote_time,
+      bid: row.bid,
+      bidSize: row.bid_size,
+      mid,
+      ask: row.ask,
+      askSize: row.ask_size,
+      last: row.last,
+      openInterest,
+      volume,
+      inTheMoney,
+      intrinsicValue,
+      extrinsicValue,
+      underlyingPrice: spot,
+      // Named one by one rather than spread, so that every record has the same fast shape.
+      iv: greeks.iv,
+      delta: greeks.delta,
+      gamma: greeks.gamma,
+      theta: greeks.theta,
+      vega: greeks.vega,
+      quoteTime: row.quote_time,
+      volumeTime,
+      oiPublishedAt,
+      listedAt: openingSeconds(row.first_traded),
+      group: `${row.root}:${row.expiration}`,
+      expirationDate: row.expiration,
+      withheldVolume: volumeKnown ? null : row.volume,
+      knownAt,
+    };
+  };
+}
+
+/** A one-argument function remembered per argument (dates repeat across a chain's rows). */
+function memoized<T>(compute: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    let value = seen.get(key);
+    if (value === undefined) {
+      value = compute(key);
+      seen.set(key, value);
+    }
+    return value;
+  };
+}
+
+/** The service's order: expiration instant, calls before puts, strike (then symbol, for equal keys). */
+export function compareRecords(a: OptionRecord, b: OptionRecord): number {
+  return (
+    a.expiration - b.expiration ||
+    (a.side === b.side ? 0 : a.side === 'call' ? -1 : 1) ||
+    a.strike - b.strike ||
+    (a.optionSymbol < b.optionSymbol ? -1 : a.optionSymbol > b.optionSymbol ? 1 : 0)
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * Which contracts an option query reads (an underlying's chain, one root of it, or one contract), and
+ * the answers about a scope that are not rows: unknown symbols, no data with the nearest sessions.
+ */
+import { isSession, underlyingOfRoot } from '../../market-time/index.js';
+import { type AsOf, sessionEndSeconds } from '../../pit/as-of.js';
+import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { NoData } from '../types.js';
+
+/** Which contracts a query reads: an underlying's chain (optionally one root of it) or one contract. */
+export type Scope =
+  | { readonly underlying: string; readonly root?: string }
+  | { readonly optionSymbol: string };
+
+/** The body of 404 answers for a contract the store does not hold (api-reference §3.2). */
+export const NO_OPTION_FOUND = 'No option found. No option was found for this strike and expiration.';
+
+/** The answer for a date the exchange was closed (semantics §5). */
+export const MARKET_CLOSED: NoData = { kind: 'no_data', errmsg: 'Market closed on this date.' };
+
+/** The no-data answer for a dated request on a date the exchange was closed, else undefined. */
+export function closedSession(asOf: AsOf): NoData | undefined {
+  return asOf.kind === 'dated' && !isSession(asOf.session) ? MARKET_CLOSED : undefined;
+}
+
+/** The answer for a symbol the store has never seen (semantics §6). */
+export const SYMBOL_NOT_FOUND: NoData = { kind: 'no_data', errmsg: 'Symbol not found.' };
+
+/**
+ * A no-data answer carrying the nearest sessions with data for the scope before `first` and after `last`
+ * (default: `first`), each as the `updated` instant (16:00 ET) a dated request for it would show, or null.
+ */
+export async function noDataAround(
+  sql: SqlSession,
+  scope: Scope,
+  first: string,
+  last: string = first,
+): Promise<NoData> {
+  let where: string;
+  const params: Record<string, SqlValue> = { first, last };
+  if ('optionSymbol' in scope) {
+    where = 'option_symbol = $symbol';
+    params['symbol'] = scope.optionSymbol;
+  } else if (scope.root === undefined) {
+    where = 'underlying = $underlying';
+    params['underlying'] = scope.underlying;
+  } else {
+    where =
+      'underlying = $underlying AND option_symbol IN (SELECT option_symbol FROM contracts WHERE underlying = $underlying AND root = $root)';
+    params['underlying'] = scope.underlying;
+    params['root'] = scope.root;
+  }
+  const [row] = await sql.all<{ previous: string | null; next: string | null }>(
+    `SELECT max(session_date) FILTER (WHERE session_date < CAST($first AS DATE)) AS previous,
+            min(session_date) FILTER (WHERE session_date > CAST($last AS DATE)) AS next
+     FROM option_quotes WHERE ${where}`,
+    params,
+  );
+  return {
+    kind: 'no_data',
+    nextTime: row?.next == null ? null : sessionEndSeconds(row.next),
+    prevTime: row?.previous == null ? null : sessionEndSeconds(row.previous),
+  };
+}
+
+/** The scope a path symbol names: an underlying, or one root of it (`SPXW` → SPX's chain, root SPXW). */
+export function scopeOfSymbol(pathSymbol: string | undefined): {
+  readonly scope: Scope;
+  readonly symbol: string;
+  readonly underlying: string;
+  readonly root: string | undefined;
+} {
+  const symbol = (pathSymbol ?? '').trim().toUpperCase();
+  const underlying = underlyingOfRoot(symbol);
+  const root = underlying === symbol ? undefined : symbol;
+  return { scope: root === undefined ? { underlying } : { underlying, root }, symbol, underlying, root };
+}
+
+/** Whether the store holds any contract of the underlying (optionally of one root). */
+export async function underlyingKnown(sql: SqlSession, underlying: string, root?: string): Promise<boolean> {
+  const found = await sql.value<number>(
+    root === undefined
+      ? 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying LIMIT 1)'
+      : 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying AND root = $root LIMIT 1)',
+    root === undefined ? { underlying } : { underlying, root },
+  );
+  return Number(found) > 0;
+}

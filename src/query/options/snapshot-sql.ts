@@ -1,0 +1,269 @@
+/**
+ * The SQL that picks, per contract, the snapshot and open interest answering at an as-of (dated: the
+ * latest snapshot of session D and OI settled from D−1; current: per field the latest value known at
+ * the cutoff). Bound parameters only; the point-in-time rules it encodes are those of `pit/`.
+ */
+import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/index.js';
+import type { OptionSide } from '../../occ/index.js';
+import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { Scope } from './scope.js';
+
+/** A contract with the snapshot and open interest that answer it, as the store returns them. */
+export type SnapshotRow = {
+  readonly option_symbol: string;
+  readonly underlying: string;
+  readonly root: string;
+  readonly expiration: string;
+  readonly expiration_time: number;
+  readonly side: OptionSide;
+  readonly strike: number;
+  readonly settlement: 'AM' | 'PM';
+  readonly monthly: boolean;
+  readonly weekly: boolean;
+  readonly quarterly: boolean;
+  readonly nonstandard: boolean;
+  readonly first_traded: string;
+  readonly session_date: string;
+  readonly quote_time: number;
+  readonly bid: number | null;
+  readonly ask: number | null;
+  readonly bid_size: number | null;
+  readonly ask_size: number | null;
+  readonly last: number | null;
+  readonly volume: number | null;
+  readonly volume_time: number | null;
+  readonly underlying_price: number | null;
+  readonly iv: number | null;
+  readonly delta: number | null;
+  readonly gamma: number | null;
+  readonly theta: number | null;
+  readonly vega: number | null;
+  readonly open_interest: number | null;
+  readonly oi_published_at: number | null;
+};
+
+/** How many sessions back from the as-of each step of a current answer's search begins (then: all). */
+const SEARCH_WINDOWS = [5, 60] as const;
+
+type Options = {
+  /** Dated: the sessions to answer (default: the as-of session); each row is that session's EOD row. */
+  readonly sessions?: readonly string[];
+};
+
+/**
+ * SQL defining the CTE `answer_rows` (columns of {@link SnapshotRow}) for an as-of, with its bound
+ * parameters. Dated: each contract's latest snapshot of each session (the EOD row, 16:15 for index roots
+ * when the store holds it), OI settled from the session before. Current: each contract's latest snapshot
+ * with q ≤ cutoff — when `eodOnly`, only sessions' last snapshots up to `maxSession` — and the latest OI
+ * published by the cutoff; contracts expired before the as-of session are left out.
+ */
+export function answerRowsSql(
+  asOf: AsOf,
+  scope: Scope,
+  options: Options = {},
+): { sql: string; params: Record<string, SqlValue> } {
+  const params: Record<string, SqlValue> = {};
+  const contractWhere: string[] = [];
+  let quoteScope: string;
+  let interestScope: string;
+  if ('optionSymbol' in scope) {
+    params['symbol'] = scope.optionSymbol;
+    contractWhere.push('c.option_symbol = $symbol');
+    quoteScope = 'q.option_symbol = $symbol';
+    interestScope = 'o.option_symbol = $symbol';
+  } else {
+    params['underlying'] = scope.underlying;
+    contractWhere.push('c.underlying = $underlying');
+    if (scope.root !== undefined) {
+      params['root'] = scope.root;
+      contractWhere.push('c.root = $root');
+    }
+    quoteScope = 'q.underlying = $underlying';
+    interestScope = 'o.underlying = $underlying';
+  }
+  const columns = `c.option_symbol, c.underlying, c.root, c.expiration, c.expiration_time, c.side, c.strike,
+      c.settlement, c.monthly, c.weekly, c.quarterly, c.nonstandard, c.first_traded, s.session_date,
+      s.quote_time, s.bid, s.ask, s.bid_size, s.ask_size, s.last, s.volume, s.volume_time, s.underlying_price,
+      s.iv, s.delta, s.gamma, s.theta, s.vega, i.open_interest, i.published_at AS oi_published_at`;
+
+  if (asOf.kind === 'dated') {
+    const sessions = [...(options.sessions ?? [asOf.session])].sort();
+    params['sessions'] = sessions.join(',');
+    params['oiSessions'] = sessions.map((session) => previousSession(session)).join(',');
+    const first = sessions[0] ?? asOf.session;
+    const last = sessions.at(-1) ?? asOf.session;
+    Object.assign(params, { first, last, oiFirst: previousSession(first), oiLast: previousSession(last) });
+    // Constant bounds let the Parquet reader skip row groups by their statistics; the session lists
+    // themselves are only needed when there are several sessions.
+    const several = sessions.length > 1;
+    const sql = `
+      WITH days AS (
+        SELECT CAST(d AS DATE) AS session_date, CAST(p AS DATE) AS oi_session
+        FROM (SELECT unnest(string_split($sessions, ',')) AS d, unnest(string_split($oiSessions, ',')) AS p)
+        WHERE d <> ''
+      ), listed AS (
+        SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($first AS DATE)
+      ), snap AS (
+        SELECT q.* FROM option_quotes q
+        WHERE ${quoteScope}
+          AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+          ${several ? 'AND q.session_date IN (SELECT session_date FROM days)' : ''}
+        QUALIFY row_number() OVER (PARTITION BY q.option_symbol, q.session_date ORDER BY q.quote_time DESC) = 1
+      ), interest AS (
+        SELECT o.option_symbol, o.settled_session, o.open_interest, o.published_at FROM open_interest o
+        WHERE ${interestScope}
+          AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($oiLast AS DATE)
+          ${several ? 'AND o.settled_session IN (SELECT oi_session FROM days)' : ''}
+      ), answer_rows AS (
+        SELECT ${columns}
+        FROM snap s
+        JOIN listed c ON c.option_symbol = s.option_symbol
+        JOIN days d ON d.session_date = s.session_date
+        LEFT JOIN interest i ON i.option_symbol = s.option_symbol AND i.settled_session = d.oi_session
+        WHERE c.expiration >= s.session_date
+      )`;
+    return { sql, params };
+  }
+
+  params['session'] = asOfSession(asOf);
+  params['cutoff'] = asOf.cutoffSeconds;
+  const eodOnly = asOf.eodOnly;
+  const lastSession = eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+  params['lastSession'] = lastSession;
+  // The latest snapshot of a contract is nearly always from the last few sessions, so it is looked for
+  // there first, then further back only for the contracts still without one (a search through the whole
+  // history reads every row of the underlying). Which contracts need the next step rests on two facts of
+  // the store: a snapshot of session D is taken on D (q ≥ 00:00 ET of D), and a contract's first_traded
+  // is no later than its first snapshot. Open interest needs neither: the latest settled session wins.
+  const windows = SEARCH_WINDOWS.map((back) => {
+    let session = lastSession;
+    for (let i = 0; i < back; i++) session = previousSession(session);
+    return { session, startSeconds: Math.min(etMidnightSeconds(session), asOf.cutoffSeconds) };
+  });
+  windows.forEach((window, w) => {
+    params[`window${w}`] = window.session;
+    params[`start${w}`] = window.startSeconds;
+  });
+  const history = `${quoteScope} AND q.session_date <= CAST($lastSession AS DATE)`;
+  const steps = [...windows.keys(), windows.length];
+  const since = (w: number) => (w < windows.length ? `AND q.quote_time >= to_timestamp($start${w})` : '');
+  // Step w searches the snapshots from window w's start on (the last step: all of them) for `wanted_w`,
+  // the contracts the steps before it did not find and that could have an older snapshot.
+  const searches = steps.map((w) => {
+    const wantedSql =
+      w === 0
+        ? `wanted_0 AS (SELECT option_symbol, first_traded FROM listed)`
+        : `wanted_${w} AS (
+            SELECT option_symbol, first_traded FROM wanted_${w - 1}
+            WHERE first_traded < CAST($window${w - 1} AS DATE)
+              AND option_symbol NOT IN (SELECT option_symbol FROM found_${w - 1}))`;
+    // Only the contract and its snapshot instants are read while searching; the chosen rows are read
+    // whole at the end (reading every column of the history would cost far more).
+    const found = eodOnly
+      ? `ends_${w} AS (
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          WHERE ${history} ${since(w)} AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
+          GROUP BY q.option_symbol, q.session_date
+        ), found_${w} AS (
+          SELECT option_symbol, max(quote_time) AS quote_time FROM ends_${w}
+          WHERE quote_time <= to_timestamp($cutoff)
+          GROUP BY option_symbol
+        )`
+      : `found_${w} AS (
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          WHERE ${history} ${since(w)} AND q.quote_time <= to_timestamp($cutoff)
+            AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
+          GROUP BY q.option_symbol
+        )`;
+    return `${wantedSql}, ${found}`;
+  });
+  // Each step's rows are read back from its own range of snapshots, so that the reads stay pruned.
+  const fetches = steps.map(
+    (w) => `SELECT q.* FROM option_quotes q
+      JOIN found_${w} f ON f.option_symbol = q.option_symbol AND f.quote_time = q.quote_time
+      WHERE ${history} ${since(w)}`,
+  );
+  const snap = `snap AS (
+    SELECT * FROM (${fetches.join(' UNION ALL ')})
+    QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY session_date DESC) = 1
+  )`;
+  // Open interest likewise: settled from the first window's session on, then before it for the rest.
+  const interestSteps = [0, 1].map((w) => {
+    const symbols =
+      w === 0
+        ? 'SELECT option_symbol FROM snap'
+        : 'SELECT option_symbol FROM snap WHERE option_symbol NOT IN (SELECT option_symbol FROM interest_0)';
+    const settled =
+      w === 0
+        ? 'o.settled_session >= CAST($oiWindow AS DATE)'
+        : 'o.settled_session < CAST($oiWindow AS DATE)';
+    return `interest_${w} AS (
+      SELECT option_symbol, latest.open_interest, latest.published_at FROM (
+        SELECT o.option_symbol,
+               arg_max(struct_pack(open_interest := o.open_interest, published_at := o.published_at),
+                       struct_pack(settled := o.settled_session, published := o.published_at)) AS latest
+        FROM open_interest o
+        WHERE ${interestScope} AND ${settled} AND o.published_at <= to_timestamp($cutoff)
+          AND o.option_symbol IN (${symbols})
+        GROUP BY o.option_symbol))`;
+  });
+  params['oiWindow'] = previousSession(windows[0]!.session);
+  const sql = `
+    WITH listed AS (
+      SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($session AS DATE)
+    ), ${searches.join(', ')}, ${snap}, ${interestSteps.join(', ')}, interest AS (
+      SELECT * FROM interest_0 UNION ALL SELECT * FROM interest_1
+    ), answer_rows AS (
+      SELECT ${columns}
+      FROM snap s
+      JOIN listed c ON c.option_symbol = s.option_symbol
+      LEFT JOIN interest i ON i.option_symbol = s.option_symbol
+    )`;
+  return { sql, params };
+}
+
+/**
+ * The columns of {@link SnapshotRow} as DuckDB hands them over cheaply: dates as text, instants as epoch
+ * seconds and decimals as doubles converted in SQL (the same values the per-value conversion gives).
+ */
+export const SNAPSHOT_COLUMNS: readonly string[] = [
+  'option_symbol',
+  'underlying',
+  'root',
+  'CAST(expiration AS VARCHAR) AS expiration',
+  'epoch_ms(expiration_time) / 1000 AS expiration_time',
+  'side',
+  'CAST(strike AS DOUBLE) AS strike',
+  'settlement',
+  'monthly',
+  'weekly',
+  'quarterly',
+  'nonstandard',
+  'CAST(first_traded AS VARCHAR) AS first_traded',
+  'CAST(session_date AS VARCHAR) AS session_date',
+  'epoch_ms(quote_time) / 1000 AS quote_time',
+  ...['bid', 'ask'].map((c) => `CAST(${c} AS DOUBLE) AS ${c}`),
+  'bid_size',
+  'ask_size',
+  'CAST("last" AS DOUBLE) AS "last"',
+  'CAST(volume AS DOUBLE) AS volume',
+  'epoch_ms(volume_time) / 1000 AS volume_time',
+  ...['underlying_price', 'iv', 'delta', 'gamma', 'theta', 'vega'].map((c) => `CAST(${c} AS DOUBLE) AS ${c}`),
+  'CAST(open_interest AS DOUBLE) AS open_interest',
+  'epoch_ms(oi_published_at) / 1000 AS oi_published_at',
+];
+
+/** The contract rows answering at `asOf`, in no particular order. */
+export async function readAnswerRows(
+  sql: SqlSession,
+  asOf: AsOf,
+  scope: Scope,
+  options: Options = {},
+): Promise<SnapshotRow[]> {
+  const query = answerRowsSql(asOf, scope, options);
+  return sql.all<SnapshotRow>(
+    `${query.sql} SELECT ${SNAPSHOT_COLUMNS.join(', ')} FROM answer_rows`,
+    query.params,
+  );
+}
