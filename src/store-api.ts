@@ -5,8 +5,9 @@
 import { AccountBook } from './billing/accounts.js';
 import { MarketDataError } from './errors.js';
 import { type Clock, fixedClock, parseDateInput, systemClock } from './market-time/index.js';
-import { Api, type ApiResponse, type RequestOptions } from './service/service.js';
 import { ENDPOINTS } from './query/endpoints/index.js';
+import { Api, type ApiResponse, type RequestOptions } from './service/service.js';
+import { StoreCache } from './store/cache.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from './store/store.js';
 import { type StoreSummary, summarizeStore } from './store/summary.js';
 
@@ -78,6 +79,7 @@ export class Store {
       const book = accounts === undefined ? undefined : await AccountBook.load(accounts);
       const api = new Api({
         sql: reader.sql,
+        cache: new StoreCache(() => reader.dataVersion),
         endpoints: ENDPOINTS,
         clock: clockFor(now),
         ...(book === undefined ? {} : { accounts: book }),

@@ -253,7 +253,8 @@ function checkYear(year: number): void {
 }
 
 function checkMonth(month: number): void {
-  if (!Number.isInteger(month) || month < 1 || month > 12) throw new InvalidInputError(`Invalid month ${month}`);
+  if (!Number.isInteger(month) || month < 1 || month > 12)
+    throw new InvalidInputError(`Invalid month ${month}`);
 }
 
 /** The session on or before a day number (inside the table), as a day number. */

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
 import { DateTime } from 'luxon';
+import { InvalidInputError } from '../errors.js';
 import { previousSession } from './calendar.js';
 import type { Clock } from './clock.js';
 import { SPREADSHEET_UNIX_EPOCH } from './format.js';

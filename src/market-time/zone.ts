@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../errors.js';
 import { DateTime } from 'luxon';
+import { InvalidInputError } from '../errors.js';
 
 /** The market zone; every ET conversion in the project goes through this module. */
 export const MARKET_ZONE = 'America/New_York';
@@ -228,7 +228,8 @@ export function tryTimeOfDaySeconds(time: string): number {
 /** Epoch seconds of an ET wall time: `etWallToSeconds('2024-03-15', '16:00')` → 1710532800. */
 export function etWallToSeconds(date: string, time: string): number {
   const seconds = tryTimeOfDaySeconds(time);
-  if (Number.isNaN(seconds)) throw new InvalidInputError(`Invalid time "${time}": expected HH:MM or HH:MM:SS`);
+  if (Number.isNaN(seconds))
+    throw new InvalidInputError(`Invalid time "${time}": expected HH:MM or HH:MM:SS`);
   return etWallDaySecondsToSeconds(dayNumber(date), seconds);
 }
 

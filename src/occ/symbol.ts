@@ -85,7 +85,9 @@ export function strikeThousandths(strike: number): number | undefined {
 export function formatOccSymbol(parts: OccSymbol): string {
   const { root, expirationDate, side, strike } = parts;
   if (typeof root !== 'string' || !isOccRoot(root)) {
-    throw new InvalidInputError(`OCC root must be 1-6 uppercase letters and digits with a letter: ${String(root)}`);
+    throw new InvalidInputError(
+      `OCC root must be 1-6 uppercase letters and digits with a letter: ${String(root)}`,
+    );
   }
   const date = typeof expirationDate === 'string' ? ISO_DATE_PATTERN.exec(expirationDate) : null;
   if (date === null || occExpirationDate(Number(date[1]), Number(date[2]), Number(date[3])) === undefined) {
@@ -97,7 +99,9 @@ export function formatOccSymbol(parts: OccSymbol): string {
     throw new InvalidInputError(`OCC side must be call or put: ${String(side)}`);
   const thousandths = strikeThousandths(strike);
   if (thousandths === undefined) {
-    throw new InvalidInputError(`OCC strike must be above 0, below 100000 and exact to 1/1000: ${String(strike)}`);
+    throw new InvalidInputError(
+      `OCC strike must be above 0, below 100000 and exact to 1/1000: ${String(strike)}`,
+    );
   }
   const yymmdd = `${date[1]!.slice(2)}${date[2]}${date[3]}`;
   return `${root}${yymmdd}${side === 'call' ? 'C' : 'P'}${pad(thousandths, STRIKE_DIGITS)}`;

@@ -40,22 +40,22 @@ export function currentAsOf(mode: FreshMode, nowSeconds: number): AsOf {
       return { kind: 'current', cutoffSeconds: nowSeconds, eodOnly: false, maxSession: null };
     case 'delayed':
       return { kind: 'current', cutoffSeconds: nowSeconds - DELAY_SECONDS, eodOnly: false, maxSession: null };
-    case 'eod': {
-      const session = latestSession(nowSeconds, indexOptionCloseSeconds);
-      return eodAsOf(session);
-    }
+    case 'eod':
+      return eodAsOf(latestSession(nowSeconds, indexOptionCloseSeconds), nowSeconds);
     case 'historical':
-      return eodAsOf(previousSession(latestSession(nowSeconds, sessionOpenSeconds)));
+      return eodAsOf(previousSession(latestSession(nowSeconds, sessionOpenSeconds)), nowSeconds);
   }
 }
 
-/** The as-of that serves a session's end of day: its latest snapshot, whatever its clock time (§3.1). */
-function eodAsOf(session: string): AsOf {
-  // The cutoff is the end of the session's calendar day in ET, so that a snapshot taken after an early
-  // close (13:00) or after the 16:15 index close still belongs to its session.
+/**
+ * The as-of that serves a session's end of day: its latest snapshot known by T, whatever its clock time
+ * (§3.1). The cutoff runs to the end of the session's calendar day in ET, so that a snapshot taken after
+ * an early close (13:00) or after the 16:15 index close still belongs to its session, but never past T.
+ */
+function eodAsOf(session: string, nowSeconds: number): AsOf {
   return {
     kind: 'current',
-    cutoffSeconds: Math.max(indexOptionCloseSeconds(session), endOfEtDay(session)),
+    cutoffSeconds: Math.min(nowSeconds, endOfEtDay(session)),
     eodOnly: true,
     maxSession: session,
   };

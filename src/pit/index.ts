@@ -1,5 +1,13 @@
 /** The point-in-time model: the as-of of a question, when each field became known, look-ahead policies. */
-export { type AsOf, asOfKey, asOfSession, currentAsOf, DELAY_SECONDS, type FreshMode, sessionEndSeconds } from './as-of.js';
+export {
+  type AsOf,
+  asOfKey,
+  asOfSession,
+  currentAsOf,
+  DELAY_SECONDS,
+  type FreshMode,
+  sessionEndSeconds,
+} from './as-of.js';
 export {
   type KnownAtFamily,
   knownBy,

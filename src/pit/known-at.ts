@@ -49,7 +49,10 @@ export type OptionKnownAt = {
 };
 
 /** The known-at instant of a field of an option row, or null when the field carries no value. */
-export function optionFieldKnownAt(field: keyof typeof OPTION_FIELD_KNOWN_AT, row: OptionKnownAt): number | null {
+export function optionFieldKnownAt(
+  field: keyof typeof OPTION_FIELD_KNOWN_AT,
+  row: OptionKnownAt,
+): number | null {
   switch (OPTION_FIELD_KNOWN_AT[field]) {
     case 'quote':
       return row.quoteTime;

@@ -8,6 +8,7 @@
  * credits from `answer.billing`, and writes headers. Endpoints never format dates or pick keys' case.
  */
 import type { AsOf } from '../pit/as-of.js';
+import type { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
 import type { JsonColumn } from './json-columns.js';
 
@@ -84,6 +85,8 @@ export type Mode = 'live' | 'delayed' | 'eod' | 'historical' | 'cached';
 export type EndpointContext = {
   /** The store's DuckDB, with the canonical tables as views (`option_quotes`, `contracts`, …). */
   readonly sql: SqlSession;
+  /** The store's cache, keyed by its data version: derived answers kept across requests. */
+  readonly cache: StoreCache;
   /** The clock instant T of the request (epoch seconds). */
   readonly nowSeconds: number;
   /** Path parameters by name (e.g. `underlying`, `optionSymbol`, `resolution`, `symbol`, `text`). */

@@ -4,12 +4,7 @@
  */
 import { type Account, isPaid } from '../billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
-import {
-  fixedClock,
-  isSession,
-  parseDateInput,
-  toEtDate,
-} from '../market-time/index.js';
+import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
 import { type AsOf, currentAsOf } from '../pit/as-of.js';
 import type { Endpoint, Mode } from '../query/types.js';
 

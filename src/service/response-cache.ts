@@ -1,9 +1,12 @@
 /**
  * The response cache (semantics §5): live and delayed answers keyed by endpoint, path and parameters,
  * with the snapshot instant they hold. `mode=cached` reads it; a repeated live request at the same
- * cutoff is served from it (203).
+ * cutoff is served from it (203). The entries live in the store's cache, so they belong to one data
+ * version and vanish when the store refreshes.
  */
+
 import type { Answer } from '../query/types.js';
+import type { StoreCache } from '../store/cache.js';
 
 export type CacheEntry = {
   readonly answer: Answer;
@@ -11,10 +14,9 @@ export type CacheEntry = {
   readonly cutoffSeconds: number;
 };
 
-const MAX_ENTRIES = 2_000;
-
+/** A view of the store's cache holding the service's responses. */
 export class ResponseCache {
-  private readonly entries = new Map<string, CacheEntry>();
+  constructor(private readonly cache: StoreCache) {}
 
   /** The cache key of a request: service, path parameters and endpoint parameters, order-independent. */
   static key(
@@ -30,17 +32,10 @@ export class ResponseCache {
   }
 
   get(key: string): CacheEntry | undefined {
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    return this.cache.response<CacheEntry>(key);
   }
 
   set(key: string, entry: CacheEntry): void {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.cache.keepResponse(key, entry);
   }
 }

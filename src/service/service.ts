@@ -1,16 +1,21 @@
 /**
- * The request pipeline shared by the library face (`store.request`) and the HTTP server: request line
- * limit, query parsing (last occurrence wins), authentication, routing, modes and entitlements at clock
- * T, the response cache, output formats, credits and headers. Endpoints only answer questions.
+ * The service: the one adapter that turns a request target into the status, headers and body the
+ * market-data service would send at clock T — request line limit, query parsing (last occurrence wins),
+ * authentication, routing, modes and entitlements, the response cache, output formats, credits and
+ * headers, and one table from error to status (`errors.ts`). `store.request`, the HTTP server and the
+ * CLI go through `request`; the typed library face goes through `evaluate`. Endpoints only answer
+ * questions.
  */
 import { type Account, type AccountBook, LOCAL_ACCOUNT } from '../billing/accounts.js';
 import { creditsFor } from '../billing/credits.js';
 import { Ledger } from '../billing/ledger.js';
-import { type ErrorBody, MarketDataError } from '../errors.js';
+import { MarketDataError } from '../errors.js';
 import { type Clock, fixedClock, parseDateInput, systemClock } from '../market-time/index.js';
+import type { AsOf } from '../pit/as-of.js';
+import type { Answer, Endpoint, EndpointResult, Mode } from '../query/types.js';
+import { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
-import { ResponseCache } from './response-cache.js';
-import { parseMode, resolveFreshness } from './modes.js';
+import { failureOf } from './errors.js';
 import {
   keep,
   type OutputOptions,
@@ -20,8 +25,9 @@ import {
   renderNoData,
   UNIVERSAL_KEYS,
 } from './format.js';
+import { parseMode, resolveFreshness } from './modes.js';
+import { ResponseCache } from './response-cache.js';
 import { Router } from './router.js';
-import type { Answer, Endpoint, EndpointResult } from '../query/types.js';
 
 /** The maximum HTTP request line (specification L1). */
 export const MAX_REQUEST_LINE = 4094;
@@ -32,6 +38,8 @@ export type ApiResponse = {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly credits: number;
+  /** For logs only, on a 500: what failed, its causes and SQL. Never part of the body. */
+  readonly detail?: string;
 };
 
 /** Per-request options of the library face. */
@@ -49,6 +57,8 @@ export type RequestOptions = {
 /** How an API instance is set up. */
 export type ApiOptions = {
   readonly sql: SqlSession;
+  /** The store's cache (keyed by data version); default: one of this service's own. */
+  readonly cache?: StoreCache;
   readonly endpoints: readonly Endpoint[];
   /** Accounts; without them every request acts for the default local account. */
   readonly accounts?: AccountBook;
@@ -83,22 +93,38 @@ const BASE_HEADERS: Readonly<Record<string, string>> = {
   Vary: 'Accept, Origin',
 };
 
-/** One API over one store: routing, accounts, ledger and cache live as long as it does. */
+/** What `evaluate` found: the endpoint's answer (or none, for a cache miss) and how it was reached. */
+export type Evaluation = {
+  /** 200 fresh, 203 from the response cache, 204 a `mode=cached` miss (no result). */
+  readonly status: 200 | 203 | 204;
+  readonly result: EndpointResult | undefined;
+  readonly mode: Mode;
+  readonly asOf: AsOf;
+  /** Whether this was a `mode=cached` hit (billed 1 per request). */
+  readonly cachedHit: boolean;
+};
+
+/** One service over one store: routing, accounts and ledger live as long as it does. */
 export class Api {
   readonly ledger: Ledger;
   private readonly router: Router;
-  private readonly cache = new ResponseCache();
+  private readonly cache: ResponseCache;
+  private readonly storeCache: StoreCache;
   private readonly clock: Clock;
 
   constructor(private readonly options: ApiOptions) {
     this.router = new Router(options.endpoints);
     this.ledger = new Ledger(options.ledgerFile);
     this.clock = options.clock ?? systemClock;
+    this.storeCache = options.cache ?? new StoreCache(() => 'unversioned');
+    this.cache = new ResponseCache(this.storeCache);
   }
 
-  /** Answers `GET <target>` (path and query) at clock T exactly as the service would. */
+  /** Answers `GET <target>` (path and query) at clock T exactly as the service would; never throws. */
   async request(target: string, options: RequestOptions = {}): Promise<ApiResponse> {
-    const nowSeconds = this.resolveNow(options.now);
+    const nowSeconds = this.readNow(options?.now);
+    if (nowSeconds === undefined) return invalidNow(options?.now);
+    if (typeof target !== 'string') target = String(target);
     const requestLine = `GET ${target} HTTP/1.1`;
     if (Buffer.byteLength(requestLine) > MAX_REQUEST_LINE)
       return requestLineTooLarge(Buffer.byteLength(requestLine));
@@ -106,7 +132,8 @@ export class Api {
     const queryAt = target.indexOf('?');
     const rawPath = queryAt < 0 ? target : target.slice(0, queryAt);
     const rawQuery = queryAt < 0 ? '' : target.slice(queryAt + 1);
-    const query: Record<string, string> = {};
+    // A null-prototype record: a parameter named `__proto__` or `constructor` is just a parameter.
+    const query: Record<string, string> = Object.create(null);
     for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v; // the last occurrence wins
     const malformed = /[&=]/.test(rawPath) || rawQuery.includes('?');
 
@@ -114,8 +141,11 @@ export class Api {
     let account: Account | undefined;
     try {
       output = parseOutputOptions(query);
-      const headers = lowerCaseKeys(options.headers ?? {});
-      const token = options.token ?? bearer(headers['authorization']) ?? query['token'];
+      const headers = lowerCaseKeys(options.headers);
+      const token =
+        (typeof options.token === 'string' ? options.token : undefined) ??
+        bearer(headers['authorization']) ??
+        query['token'];
       const path = rawPath.replace(/\/{2,}/g, '/');
       if (/^\/headers\/?$/i.test(path)) return this.plain(200, echoHeaders(headers));
       if (/^\/status\/?$/i.test(path)) return this.plain(200, this.statusBody(nowSeconds));
@@ -143,10 +173,10 @@ export class Api {
         account,
         nowSeconds,
         rawPath,
-        options.ip,
+        typeof options.ip === 'string' ? options.ip : undefined,
       );
     } catch (error) {
-      const failure = toFailure(error);
+      const failure = failureOf(error);
       const rendered = renderError(failure.body, output);
       const credits = 0;
       const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
@@ -159,8 +189,86 @@ export class Api {
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
         body: rendered.body,
         credits,
+        ...(failure.detail === undefined ? {} : { detail: failure.detail }),
       };
     }
+  }
+
+  /** The endpoint registered for a service name (`/v1/options/chain/`). */
+  endpoint(service: string): Endpoint {
+    const found = this.options.endpoints.find((e) => e.service === service);
+    if (found === undefined) throw new Error(`No endpoint ${service}`);
+    return found;
+  }
+
+  /**
+   * Runs an endpoint for an account at clock T: mode and entitlements, the as-of, the response cache.
+   * `query` holds the endpoint's parameters and `mode`/`maxage`; throws the service's refusals.
+   */
+  async evaluate(
+    endpoint: Endpoint,
+    pathParams: Readonly<Record<string, string>>,
+    query: Readonly<Record<string, string>>,
+    account: Account,
+    nowSeconds: number,
+  ): Promise<Evaluation> {
+    const mode = parseMode(query['mode'] ?? query['feed']);
+    const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
+    const endpointQuery: Record<string, string> = Object.create(null);
+    for (const [k, v] of Object.entries(query)) {
+      if (!(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
+    }
+    if (asOf.kind === 'dated') delete endpointQuery['date'];
+    const cacheKey = ResponseCache.key(endpoint.service, pathParams, endpointQuery);
+    const done = (status: Evaluation['status'], result: EndpointResult | undefined, cachedHit = false) => ({
+      status,
+      result,
+      mode: resolved,
+      asOf,
+      cachedHit,
+    });
+
+    if (resolved === 'cached') {
+      const entry = this.cache.get(cacheKey);
+      const maxAge = parseMaxAge(query['maxage'] ?? query['maxAge'], nowSeconds);
+      const fresh =
+        entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
+      return fresh ? done(203, entry.answer, true) : done(204, undefined);
+    }
+    const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
+    const live = resolved === 'live' || resolved === 'delayed';
+    const entry = cutoff === undefined || !live ? undefined : this.cache.get(cacheKey);
+    if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer);
+    const result = await endpoint.handle({
+      sql: this.options.sql,
+      cache: this.storeCache,
+      nowSeconds,
+      path: pathParams,
+      query: endpointQuery,
+      asOf,
+      mode: resolved,
+    });
+    if (result.kind === 'ok' && cutoff !== undefined && live) {
+      this.cache.set(cacheKey, {
+        answer: result,
+        snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
+        cutoffSeconds: cutoff,
+      });
+    }
+    return done(200, result);
+  }
+
+  /** The account a token names (the local account when the service has no accounts file). */
+  authenticate(token: string | undefined): Account | undefined {
+    const book = this.options.accounts;
+    if (book === undefined) return LOCAL_ACCOUNT;
+    return token === undefined || token === '' ? undefined : book.find(token);
+  }
+
+  /** Clock instant T of a request: its `now` option, else the service's clock; undefined if unreadable. */
+  readNow(now: unknown): number | undefined {
+    if (now === undefined) return this.clock.nowSeconds();
+    return readInstant(now, this.clock);
   }
 
   private async answer(
@@ -188,57 +296,9 @@ export class Api {
       );
     }
     try {
-      const mode = parseMode(query['mode'] ?? query['feed']);
-      const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
-      const endpointQuery: Record<string, string> = {};
-      for (const [k, v] of Object.entries(query)) {
-        if (!(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
-      }
-      if (asOf.kind === 'dated') delete endpointQuery['date'];
-      const cacheKey = ResponseCache.key(endpoint.service, pathParams, endpointQuery);
-
-      let result: EndpointResult;
-      let status = 200;
-      if (resolved === 'cached') {
-        const entry = this.cache.get(cacheKey);
-        const maxAge = parseMaxAge(query['maxage'] ?? query['maxAge'], nowSeconds);
-        const fresh =
-          entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
-        if (!fresh) return await this.finish(account, rawPath, 204, 0, nowSeconds, '', undefined);
-        result = entry.answer;
-        status = 203;
-      } else {
-        const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
-        const entry = cutoff === undefined ? undefined : this.cache.get(cacheKey);
-        if (
-          entry !== undefined &&
-          entry.cutoffSeconds === cutoff &&
-          (resolved === 'live' || resolved === 'delayed')
-        ) {
-          result = entry.answer;
-          status = 203;
-        } else {
-          result = await endpoint.handle({
-            sql: this.options.sql,
-            nowSeconds,
-            path: pathParams,
-            query: endpointQuery,
-            asOf,
-            mode: resolved,
-          });
-          if (
-            result.kind === 'ok' &&
-            cutoff !== undefined &&
-            (resolved === 'live' || resolved === 'delayed')
-          ) {
-            this.cache.set(cacheKey, {
-              answer: result,
-              snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
-              cutoffSeconds: cutoff,
-            });
-          }
-        }
-      }
+      const evaluation = await this.evaluate(endpoint, pathParams, query, account, nowSeconds);
+      const result = evaluation.result;
+      if (result === undefined) return await this.finish(account, rawPath, 204, 0, nowSeconds, '', undefined);
       if (result.kind === 'no_data') {
         const rendered = renderNoData(result, output);
         return await this.finish(
@@ -256,13 +316,13 @@ export class Api {
         result.billing,
         kept.rows,
         kept.keys.length > 0 ? kept.keys : allKeys(result),
-        status === 203 && resolved === 'cached',
+        evaluation.cachedHit,
       );
       const rendered = renderAnswer(result, fields, output);
       return await this.finish(
         account,
         rawPath,
-        status,
+        evaluation.status,
         credits,
         nowSeconds,
         rendered.body,
@@ -289,27 +349,12 @@ export class Api {
     return { status, headers, body, credits };
   }
 
-  private authenticate(token: string | undefined): Account | undefined {
-    const book = this.options.accounts;
-    if (book === undefined) return LOCAL_ACCOUNT;
-    return token === undefined || token === '' ? undefined : book.find(token);
-  }
-
   private route(path: string) {
     try {
       return this.router.match(path);
     } catch {
       throw new MarketDataError(400, 'Malformed URL: a percent escape in the path could not be decoded.');
     }
-  }
-
-  private resolveNow(now: RequestOptions['now']): number {
-    if (now === undefined) return this.clock.nowSeconds();
-    if (typeof now === 'number') return now;
-    if (now instanceof Date) return now.getTime() / 1000;
-    const parsed = parseDateInput(now, this.clock);
-    if (parsed.kind === 'instant') return parsed.tsSeconds;
-    throw new RangeError(`'now' must be an instant, not the date '${now}'`);
   }
 
   private plain(status: number, body: unknown): ApiResponse {
@@ -377,14 +422,6 @@ function allKeys(answer: Answer): string[] {
   return answer.fields.map((f) => f.key);
 }
 
-function toFailure(error: unknown): { status: number; body: ErrorBody } {
-  if (error instanceof MarketDataError) return { status: error.status, body: error.body };
-  if (error instanceof RangeError || error instanceof URIError) {
-    return { status: 400, body: { s: 'error', errmsg: error.message } };
-  }
-  return { status: 500, body: { s: 'error', errmsg: 'Internal error.' } };
-}
-
 function requestLineTooLarge(size: number): ApiResponse {
   return {
     status: 400,
@@ -399,10 +436,47 @@ function rayHeaders(entry: { ray: string; logId: number } | undefined): Record<s
   return { 'CF-Ray': entry.ray, 'X-Api-Response-Log-Id': String(entry.logId) };
 }
 
-function lowerCaseKeys(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+/** Header names in lower case; values that are not text are left out (a caller's mistake, not a crash). */
+function lowerCaseKeys(headers: unknown): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  if (headers === null || typeof headers !== 'object') return out;
+  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
   return out;
+}
+
+/** The latest instant the clock accepts: the calendar ends in 2035; beyond this no answer means anything. */
+const MAX_INSTANT_SECONDS = 4_102_444_800; // 2100-01-01
+
+/**
+ * Reads a clock instant: epoch seconds, a Date, or an instant in any input form. A bare date, NaN,
+ * ±Infinity, an instant outside 1970–2100 or anything else gives undefined.
+ */
+export function readInstant(now: unknown, clock: Clock = systemClock): number | undefined {
+  let seconds: number | undefined;
+  if (typeof now === 'number') seconds = now;
+  else if (now instanceof Date) seconds = now.getTime() / 1000;
+  else if (typeof now === 'string') {
+    try {
+      const parsed = parseDateInput(now, clock);
+      if (parsed.kind === 'instant') seconds = parsed.tsSeconds;
+    } catch {
+      seconds = undefined;
+    }
+  }
+  if (seconds === undefined || !Number.isFinite(seconds)) return undefined;
+  return seconds >= 0 && seconds < MAX_INSTANT_SECONDS ? seconds : undefined;
+}
+
+/** The 400 for a clock instant that cannot be read (a caller's mistake in `now`). */
+function invalidNow(now: unknown): ApiResponse {
+  const shown = typeof now === 'string' ? `'${now.slice(0, 40)}'` : String(now).slice(0, 40);
+  const errmsg = `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`;
+  return {
+    status: 400,
+    headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ s: 'error', errmsg }),
+    credits: 0,
+  };
 }
 
 function bearer(value: string | undefined): string | undefined {

@@ -32,13 +32,8 @@ export type SqlOptions = {
   tempDirectory?: string;
 };
 
-/** How many derived results a session keeps (least recently used first out). */
-const MEMO_CAPACITY = 4;
-
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
-  private readonly memo = new Map<string, Promise<unknown>>();
-
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
@@ -64,29 +59,8 @@ export class SqlSession {
     return new SqlSession(this.instance, await this.instance.connect(), false);
   }
 
-  /**
-   * A value derived from reads, computed once per `key` and kept (a few at a time) until a statement runs
-   * for its effect here (`run`, `append`), since that may change what the reads would return.
-   */
-  memoize<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const found = this.memo.get(key);
-    if (found !== undefined) {
-      this.memo.delete(key);
-      this.memo.set(key, found);
-      return found as Promise<T>;
-    }
-    const pending = compute();
-    this.memo.set(key, pending);
-    pending.catch(() => {
-      if (this.memo.get(key) === pending) this.memo.delete(key);
-    });
-    if (this.memo.size > MEMO_CAPACITY) this.memo.delete(this.memo.keys().next().value!);
-    return pending;
-  }
-
   /** Runs a statement for its effect. */
   async run(sql: string, params?: SqlParams): Promise<void> {
-    this.memo.clear();
     try {
       await this.connection.run(sql, params as never);
     } catch (cause) {
@@ -150,7 +124,6 @@ export class SqlSession {
    * into it as it is.
    */
   async append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
-    this.memo.clear();
     const appender = await this.connection.createAppender(table);
     try {
       const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountBook } from '../../src/billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../../src/errors.js';
-import { Api, MAX_REQUEST_LINE } from '../../src/service/service.js';
 import type { AsOf, Billing, Endpoint } from '../../src/query/types.js';
+import { Api, MAX_REQUEST_LINE } from '../../src/service/service.js';
 import { SqlSession } from '../../src/store/sql.js';
 
 // 2024-03-15 (a Friday) 12:00 ET = 16:00Z.
@@ -209,7 +209,8 @@ describe('modes, entitlements and date at clock T', () => {
     });
     const historical = {
       kind: 'current',
-      cutoffSeconds: Date.parse('2024-03-14T20:15:00Z') / 1000,
+      // The end of the session's ET day: a snapshot taken after its close still belongs to it (§3.1).
+      cutoffSeconds: Date.parse('2024-03-15T03:59:59Z') / 1000,
       eodOnly: true,
       maxSession: '2024-03-14',
     };

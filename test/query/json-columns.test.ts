@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonColumn } from '../../src/query/json-columns.js';
-import { keep, type OutputOptions, parseOutputOptions, renderAnswer } from '../../src/service/format.js';
 import type { Answer, Field, FieldKind } from '../../src/query/types.js';
+import { keep, type OutputOptions, parseOutputOptions, renderAnswer } from '../../src/service/format.js';
 
 const COLUMNS: readonly { key: string; human: string; kind: FieldKind; values: unknown[] }[] = [
   {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MarketDataError } from '../../src/errors.js';
 import { chain } from '../../src/query/endpoints/options-chain.js';
-import type { AsOf, EndpointResult } from '../../src/query/types.js';
+import type { AsOf } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { buildStore, context, dated, et, live, occ, spxMarket, spyMarket } from './helpers/options-market.js';
+import { refusal } from './helpers/refusal.js';
 import { columns, example, render, shapeMismatches } from './helpers/shape.js';
 
 let reader: StoreReader;
@@ -25,16 +25,6 @@ function ask(query: Record<string, string>, asOf: AsOf = dated('2024-03-14'), un
 async function symbols(query: Record<string, string>, asOf?: AsOf, underlying?: string): Promise<unknown> {
   const result = await ask(query, asOf, underlying);
   return result.kind === 'ok' ? columns(result)['optionSymbol'] : result;
-}
-
-async function refusal(promise: Promise<EndpointResult>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof MarketDataError))
-    throw new Error(`expected a MarketDataError, got ${String(error)}`);
-  return { status: error.status, body: error.body };
 }
 
 const series = (
@@ -70,8 +60,8 @@ describe('chain: shape and dated semantics', () => {
       updated: Array(8).fill(et('2024-03-14 16:00')),
       bid: [8.03, 3, 0.48, 0.45, 0.53, 0.5, 2.98, 7.95],
       bidSize: Array(8).fill(10),
-      // (8.03 + 8.08) / 2 is 8.055 on paper but 8.05499… in binary: the service prints 8.05.
-      mid: [8.05, 3.05, 0.55, 0.55, 0.55, 0.55, 3.05, 8.05],
+      // (8.03 + 8.08) / 2 is 8.055 on paper (8.05499… in binary): half-up on the exact decimal, 8.06.
+      mid: [8.06, 3.05, 0.56, 0.55, 0.56, 0.55, 3.06, 8.05],
       ask: [8.08, 3.1, 0.63, 0.65, 0.58, 0.6, 3.13, 8.15],
       askSize: Array(8).fill(20),
       last: [8.08, 3.1, 0.63, 0.65, 0.58, 0.6, 3.13, 8.15],
@@ -79,7 +69,7 @@ describe('chain: shape and dated semantics', () => {
       volume: [101, 106, 111, 116, 101, 106, 111, 116],
       inTheMoney: [true, true, false, false, false, false, true, true],
       intrinsicValue: [7.5, 2.5, 0, 0, 0, 0, 2.5, 7.5],
-      extrinsicValue: Array(8).fill(0.55),
+      extrinsicValue: [0.56, 0.55, 0.56, 0.55, 0.56, 0.55, 0.56, 0.55],
       underlyingPrice: Array(8).fill(502.5),
       iv: Array(8).fill(null),
       delta: Array(8).fill(null),
@@ -90,14 +80,14 @@ describe('chain: shape and dated semantics', () => {
     expect(result.kind === 'ok' && result.dataAsOfSeconds).toBe(et('2024-03-14 16:00'));
   });
 
-  it('takes the latest snapshot of D for index roots (the 16:15 close) but still prints updated 16:00 ET', async () => {
+  it('takes the latest snapshot of D for index roots (the 16:15 close) and prints its true quote time', async () => {
     const result = await ask({ expiration: 'all', strike: '5100', side: 'call' }, dated('2024-03-14'), 'SPX');
     expect(columns(result)).toMatchObject({
       optionSymbol: ['SPX240315C05100000', 'SPXW240315C05100000', 'SPXW240322C05100000'],
       underlying: ['SPX', 'SPX', 'SPX'],
       expiration: [et('2024-03-15 09:30'), et('2024-03-15 16:15'), et('2024-03-22 16:15')],
       bid: [10, 10, 10],
-      updated: Array(3).fill(et('2024-03-14 16:00')),
+      updated: Array(3).fill(et('2024-03-14 16:15')),
       openInterest: [42, 42, 42],
     });
   });
@@ -117,9 +107,9 @@ describe('chain: shape and dated semantics', () => {
       kind: 'no_data',
       errmsg: 'Symbol not found.',
     });
-    expect(await refusal(ask({}, dated('2024-03-16')))).toEqual({
-      status: 404,
-      body: { s: 'no_data', errmsg: 'Market closed on this date.' },
+    expect(await ask({}, dated('2024-03-16'))).toEqual({
+      kind: 'no_data',
+      errmsg: 'Market closed on this date.',
     });
   });
 });
@@ -376,7 +366,7 @@ describe('chain: current answers at the cutoff', () => {
     }
   });
 
-  it('serves the EOD row with its volume after the close, and yesterday’s row before the open', async () => {
+  it('serves the EOD row with its volume after the close, and yesterday’s row before the open, dte from its session', async () => {
     const after = columns(await ask({ strike: '505', side: 'call' }, live('2024-03-14 16:30')));
     expect([after['updated'], after['bid'], after['volume'], after['openInterest']]).toEqual([
       [et('2024-03-14 16:00')],
@@ -389,7 +379,7 @@ describe('chain: current answers at the cutoff', () => {
       [et('2024-03-13 16:00')],
       [110],
       [505],
-      [1],
+      [2], // semantics §3.1: dte describes the snapshot served (2024-03-13 → 2024-03-15)
     ]);
   });
 
@@ -404,13 +394,14 @@ describe('chain: current answers at the cutoff', () => {
     expect([c['updated'], c['bid'], c['volume']]).toEqual([[et('2024-03-14 16:00')], [0.48], [111]]);
   });
 
-  it('leaves out contracts expired before the as-of session and counts dte from it', async () => {
+  it('leaves out contracts expired before the as-of session, and counts dte from the snapshot served', async () => {
     const c = columns(
       await ask({ expiration: 'all', strike: '500', side: 'call' }, live('2024-03-18 10:00')),
     );
     expect([c['optionSymbol'], c['dte'], c['updated']]).toEqual([
       ['SPY240322C00500000', 'SPY240328C00500000', 'SPY240419C00500000'],
-      [4, 10, 32],
+      // Friday's snapshot on Monday: dte and updated both describe it (semantics §3.1).
+      [7, 13, 35],
       Array(3).fill(et('2024-03-15 16:00')),
     ]);
   });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MarketDataError } from '../../src/errors.js';
 import { OPTION_ENDPOINTS } from '../../src/query/endpoints/options.js';
 import { expirations } from '../../src/query/endpoints/options-expirations.js';
 import { lookup } from '../../src/query/endpoints/options-lookup.js';
 import { strikes } from '../../src/query/endpoints/options-strikes.js';
-import type { AsOf, Endpoint, EndpointResult } from '../../src/query/types.js';
+import type { AsOf, Endpoint } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { buildStore, context, dated, et, live, spxMarket, spyMarket } from './helpers/options-market.js';
+import { refusal } from './helpers/refusal.js';
 import { example, render, shapeMismatches, shapeOf } from './helpers/shape.js';
 
 let reader: StoreReader;
@@ -21,16 +21,6 @@ afterAll(async () => close());
 
 function call(endpoint: Endpoint, path: Record<string, string>, query: Record<string, string>, asOf: AsOf) {
   return endpoint.handle(context(reader, { now: '2024-03-19 12:00', asOf, path, query }));
-}
-
-async function refusal(promise: Promise<EndpointResult>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof MarketDataError))
-    throw new Error(`expected a MarketDataError, got ${String(error)}`);
-  return { status: error.status, body: error.body };
 }
 
 describe('the option endpoint list', () => {

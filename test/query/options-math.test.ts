@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { midOf, roundCents } from '../../src/query/options/records.js';
-import { matchesExpression, parseNumberExpression } from '../../src/query/params.js';
 import {
   blackScholes,
   greekColumns,
@@ -10,6 +8,8 @@ import {
   type OptionTerms,
   yearsBetween,
 } from '../../src/query/greeks.js';
+import { midOf, roundCents } from '../../src/query/options/records.js';
+import { matchesExpression, parseNumberExpression } from '../../src/query/params.js';
 import { example } from './helpers/shape.js';
 
 describe('midOf', () => {

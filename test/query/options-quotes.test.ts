@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXED_MESSAGES, MarketDataError } from '../../src/errors.js';
+import { FIXED_MESSAGES } from '../../src/errors.js';
 import { chain } from '../../src/query/endpoints/options-chain.js';
 import { quotes } from '../../src/query/endpoints/options-quotes.js';
-import type { AsOf, EndpointResult } from '../../src/query/types.js';
+import type { AsOf } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { buildStore, context, dated, et, live, spyMarket } from './helpers/options-market.js';
+import { refusal } from './helpers/refusal.js';
 import { columns, example, render, shapeMismatches } from './helpers/shape.js';
 
 let reader: StoreReader;
@@ -27,16 +28,6 @@ function ask(
   return quotes.handle(
     context(reader, { now: now ?? '2024-03-19 12:00', asOf, path: { optionSymbol }, query }),
   );
-}
-
-async function refusal(promise: Promise<EndpointResult>): Promise<{ status: number; body: unknown }> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof MarketDataError))
-    throw new Error(`expected a MarketDataError, got ${String(error)}`);
-  return { status: error.status, body: error.body };
 }
 
 describe('option quotes', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../src/service/service.js';
 import { STOCK_ENDPOINTS } from '../../src/query/endpoints/stocks.js';
 import { INTRADAY_RANGE_TOO_LARGE } from '../../src/query/endpoints/stocks-candles.js';
+import { Api } from '../../src/service/service.js';
 import { buildStore, et, stageBars, type TestStore } from './stock-helpers/store.js';
 import { thanksgivingBars } from './stock-helpers/synthetic.js';
 

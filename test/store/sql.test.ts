@@ -47,23 +47,6 @@ describe('SqlSession', () => {
     });
   });
 
-  it('memoizes derived values a few at a time, forgets failures, and clears on any write', async () => {
-    let calls = 0;
-    const compute = (value: number) => async () => {
-      calls++;
-      return value;
-    };
-    expect(await sql.memoize('a', compute(1))).toBe(1);
-    expect(await sql.memoize('a', compute(2))).toBe(1);
-    expect(calls).toBe(1);
-    await expect(sql.memoize('bad', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
-    expect(await sql.memoize('bad', compute(3))).toBe(3);
-    for (const key of ['b', 'c', 'd', 'e']) await sql.memoize(key, compute(0));
-    expect(await sql.memoize('a', compute(4))).toBe(4); // the least recently used went out
-    await sql.run('SELECT 1');
-    expect(await sql.memoize('a', compute(5))).toBe(5);
-  });
-
   it('counts the rows of several tables in the order asked, empty ones as 0', async () => {
     await sql.run(
       'CREATE TABLE rc_three AS SELECT * FROM range(3); CREATE TABLE rc_none (x INTEGER); CREATE TABLE "rc odd" AS SELECT 1',

@@ -5,6 +5,17 @@
  */
 import { z } from 'zod';
 import { type Clock, dte, fixedClock, isIndexRoot } from '../../market-time/index.js';
+import { asOfSession } from '../../pit/as-of.js';
+import { dataAsOf } from '../options/columns.js';
+import type { OptionRecord } from '../options/records.js';
+import {
+  closedSession,
+  noDataAround,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  underlyingKnown,
+} from '../options/scope.js';
+import { type ExpirationGroup, groupRecords, scopeAnswer } from '../options/scope-answer.js';
 import {
   badCombination,
   booleanParam,
@@ -21,11 +32,6 @@ import {
   parseParams,
 } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import { asOfSession } from '../../pit/as-of.js';
-import { dataAsOf } from '../options/columns.js';
-import { type OptionRecord } from '../options/records.js';
-import { type ExpirationGroup, groupRecords, scopeAnswer } from '../options/scope-answer.js';
-import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 
 function chainSchema(clock: Clock) {
   const price = numberParam().optional();
@@ -247,7 +253,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   const params = parseParams(chainSchemaAt(ctx.nowSeconds), ctx.query);
   checkCombinations(params, symbol);
   const session = asOfSession(ctx.asOf);
-  const answer = await scopeAnswer(ctx.sql, ctx.asOf, scope);
+  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, scope);
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }

@@ -3,11 +3,17 @@
  * expired, standard contracts only unless `nonstandard=true`, optionally only those listing `strike`.
  */
 import { z } from 'zod';
+import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import {
+  closedSession,
+  noDataAround,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  underlyingKnown,
+} from '../options/scope.js';
+import { answerRowsSql } from '../options/snapshot-sql.js';
 import { booleanParam, numberParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
-import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
-import { answerRowsSql } from '../options/snapshot-sql.js';
 
 const expirationsSchema = z.object({
   strike: numberParam({ min: 0 }).optional(),

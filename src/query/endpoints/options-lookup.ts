@@ -6,9 +6,9 @@
 import { MarketDataError } from '../../errors.js';
 import { underlyingOfRoot } from '../../market-time/index.js';
 import { formatOccSymbol, parseLookupText } from '../../occ/index.js';
-import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../options/scope.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 async function answerLookup(ctx: EndpointContext): Promise<EndpointResult> {
   const text = (ctx.path['text'] ?? '').replace(/\/+$/, '');

@@ -7,13 +7,13 @@ import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
 import { type Clock, fixedClock, previousSession, toEtDate } from '../../market-time/index.js';
 import { parseOccSymbol } from '../../occ/index.js';
-import { badCombination, dateParam, integerParam, parseParams } from '../params.js';
-import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { dataAsOf, optionFields } from '../options/columns.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
 import { closedSession, NO_OPTION_FOUND, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
+import { badCombination, dateParam, integerParam, parseParams } from '../params.js';
+import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function quotesSchema(clock: Clock) {
   return z.object({

@@ -4,11 +4,17 @@
  */
 import { z } from 'zod';
 import { fixedClock } from '../../market-time/index.js';
+import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import {
+  closedSession,
+  noDataAround,
+  SYMBOL_NOT_FOUND,
+  scopeOfSymbol,
+  underlyingKnown,
+} from '../options/scope.js';
+import { answerRowsSql } from '../options/snapshot-sql.js';
 import { expirationParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
-import { closedSession, noDataAround, SYMBOL_NOT_FOUND, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
-import { answerRowsSql } from '../options/snapshot-sql.js';
 
 async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
   const closed = closedSession(ctx.asOf);

@@ -4,7 +4,7 @@
  */
 import { dte, etWallToSeconds } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
-import { type AsOf } from '../../pit/as-of.js';
+import type { AsOf } from '../../pit/as-of.js';
 import type { OptionKnownAt } from '../../pit/known-at.js';
 import { greekColumns, RISK_FREE_RATE, yearsBetween } from '../greeks.js';
 import type { SnapshotRow } from './snapshot-sql.js';

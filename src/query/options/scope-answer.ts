@@ -3,6 +3,7 @@
  * expiration, and kept by the store's cache for the next requests at the same as-of.
  */
 import { type AsOf, asOfKey } from '../../pit/as-of.js';
+import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { JsonColumn } from '../json-columns.js';
 import type { Field } from '../types.js';
@@ -63,8 +64,13 @@ export function groupRecords(
  * the next requests at the same as-of (a backtest asks several chains of one instant; the data a reader
  * is pinned to never changes under it).
  */
-export function scopeAnswer(sql: SqlSession, asOf: AsOf, scope: Scope): Promise<ScopeAnswer> {
-  return sql.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}`, async () => {
+export function scopeAnswer(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: AsOf,
+  scope: Scope,
+): Promise<ScopeAnswer> {
+  return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}`, async () => {
     const query = answerRowsSql(asOf, scope);
     const { columns } = await sql.columns(
       `${query.sql} SELECT ${SCOPE_COLUMNS} FROM answer_rows

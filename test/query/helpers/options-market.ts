@@ -4,6 +4,7 @@ import path from 'node:path';
 import { etWallToSeconds, underlyingOfRoot } from '../../../src/market-time/index.js';
 import { tryParseOccSymbol } from '../../../src/occ/index.js';
 import type { AsOf, EndpointContext, Mode } from '../../../src/query/types.js';
+import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { WriteTransaction } from '../../../src/store/writer.js';
 
@@ -104,12 +105,25 @@ export function context(
 ): EndpointContext {
   return {
     sql: reader.sql,
+    cache: cacheOf(reader),
     nowSeconds: et(options.now),
     path: options.path,
     query: options.query ?? {},
     asOf: options.asOf,
     mode: options.mode ?? (options.asOf.kind === 'dated' ? 'historical' : 'live'),
   };
+}
+
+const caches = new WeakMap<StoreReader, StoreCache>();
+
+/** One cache per reader, as an opened store has. */
+function cacheOf(reader: StoreReader): StoreCache {
+  let cache = caches.get(reader);
+  if (cache === undefined) {
+    cache = new StoreCache(() => reader.dataVersion);
+    caches.set(reader, cache);
+  }
+  return cache;
 }
 
 /** A live as-of at an ET wall time. */

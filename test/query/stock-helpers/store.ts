@@ -4,6 +4,7 @@ import path from 'node:path';
 import { MarketDataError } from '../../../src/errors.js';
 import { etWallToSeconds } from '../../../src/market-time/index.js';
 import type { AsOf, EndpointContext, EndpointResult, Mode } from '../../../src/query/types.js';
+import { StoreCache } from '../../../src/store/cache.js';
 import { TABLES } from '../../../src/store/schema.js';
 import type { SqlSession } from '../../../src/store/sql.js';
 import { StoreReader } from '../../../src/store/store.js';
@@ -107,6 +108,7 @@ export function context(
 ): EndpointContext {
   return {
     sql,
+    cache: new StoreCache(() => 'test'),
     nowSeconds: options.now,
     path: options.path ?? {},
     query: options.query ?? {},
