@@ -7,6 +7,8 @@
 
 /** How many derived values the cache keeps (least recently used first out). */
 const DERIVED_CAPACITY = 8;
+/** How many scopes' loop states (with their read-ahead blocks) the cache keeps. */
+const STATE_CAPACITY = 4;
 /** How many responses the response cache keeps. */
 const RESPONSE_CAPACITY = 2_000;
 
@@ -45,6 +47,7 @@ export class StoreCache {
   private version: string;
   private readonly derived = new Lru<Promise<unknown>>(DERIVED_CAPACITY);
   private readonly responses = new Lru<unknown>(RESPONSE_CAPACITY);
+  private readonly states = new Lru<unknown>(STATE_CAPACITY);
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(private readonly dataVersion: () => string) {
@@ -73,6 +76,20 @@ export class StoreCache {
     return pending;
   }
 
+  /**
+   * A mutable state kept per key for the current data version (a session loop's read-ahead block),
+   * made by `init` on first use or after the version changed.
+   */
+  state<T>(key: string, init: () => T): T {
+    this.sync();
+    let value = this.states.get(key) as T | undefined;
+    if (value === undefined) {
+      value = init();
+      this.states.set(key, value);
+    }
+    return value;
+  }
+
   /** A kept response of the service (see `service/response-cache.ts` for what is kept). */
   response<T>(key: string): T | undefined {
     this.sync();
@@ -91,5 +108,6 @@ export class StoreCache {
     this.version = version;
     this.derived.clear();
     this.responses.clear();
+    this.states.clear();
   }
 }

@@ -118,6 +118,47 @@ export class SqlSession {
   }
 
   /**
+   * Runs a query whose columns are all DOUBLE and returns them as Float64Arrays, NULL as NaN: tens of
+   * times faster than converting value by value, for reads of many rows (a session loop's read-ahead).
+   */
+  async doubleColumns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: Float64Array[] }> {
+    let result: Awaited<ReturnType<DuckDBConnection['run']>>;
+    try {
+      result = await this.connection.run(sql, params as never);
+    } catch (cause) {
+      throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
+    }
+    const names = result.columnNames();
+    const types = result.columnTypes();
+    const bad = types.findIndex((type) => type.typeId !== DuckDBTypeId.DOUBLE);
+    if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
+    const chunks = [];
+    let rows = 0;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (chunk === null || chunk === undefined || chunk.rowCount === 0) break;
+      chunks.push(chunk);
+      rows += chunk.rowCount;
+    }
+    const columns = names.map(() => new Float64Array(rows));
+    let offset = 0;
+    for (const chunk of chunks) {
+      const count = chunk.rowCount;
+      for (let c = 0; c < names.length; c++) {
+        const vector = chunk.getColumnVector(c) as unknown as {
+          items: Float64Array;
+          validity: { itemValid(index: number): boolean };
+        };
+        const target = columns[c]!;
+        target.set(vector.items.subarray(0, count), offset);
+        for (let i = 0; i < count; i++) if (!vector.validity.itemValid(i)) target[offset + i] = Number.NaN;
+      }
+      offset += count;
+    }
+    return { names, columns };
+  }
+
+  /**
    * Appends rows given column by column to an existing table, in the table's column order, a data chunk at
    * a time. Values are converted by the table's column types (dates as `YYYY-MM-DD` or day numbers, instants
    * as epoch seconds, decimals from numbers); a typed array that matches a numeric column's type is copied

@@ -1,0 +1,420 @@
+/**
+ * Read-ahead for session loops. A backtest asks one scope (an underlying's chain) at consecutive
+ * sessions; a cold Parquet query per session costs tens of milliseconds, while one range scan of the
+ * sessions ahead costs about as much as one. Once a scope is asked at a later session than before, the
+ * rows of a block of sessions around it are read once and kept in the store's cache; every as-of whose
+ * answer the block holds whole is then answered from memory, by the same rules as `snapshot-sql.ts`.
+ * Whatever the block cannot prove complete (a contract whose last snapshot may be older than the block)
+ * falls back to the query.
+ */
+import { nextSession, previousSession, toEtDate } from '../../market-time/index.js';
+import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import type { StoreCache } from '../../store/cache.js';
+import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { Scope } from './scope.js';
+import type { SnapshotRow } from './snapshot-sql.js';
+
+/** Sessions a block keeps before the session that started it (a current answer may reach back). */
+const LOOKBACK_SESSIONS = 5;
+/** Sessions the first block of a loop reads past the session that started it. */
+const FIRST_AHEAD_SESSIONS = 30;
+/** Rows a block may hold (16 numbers each, about 130 bytes a row with the open interest). */
+const ROW_BUDGET = 600_000;
+/** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
+const GROWTH = 4;
+const MAX_AHEAD_SESSIONS = 1_000;
+/** How far past the last asked session a request still counts as the loop going on. */
+const LOOP_STRIDE_SESSIONS = 10;
+
+/** One session's rows of a block: the half-open range of row indices. */
+type SessionRange = { readonly start: number; readonly end: number };
+
+/** A contract of the block, with the columns every one of its rows shares. */
+type Contract = Omit<
+  SnapshotRow,
+  | 'session_date'
+  | 'quote_time'
+  | 'bid'
+  | 'ask'
+  | 'bid_size'
+  | 'ask_size'
+  | 'last'
+  | 'volume'
+  | 'volume_time'
+  | 'underlying_price'
+  | 'iv'
+  | 'delta'
+  | 'gamma'
+  | 'theta'
+  | 'vega'
+  | 'open_interest'
+  | 'oi_published_at'
+>;
+
+/** The snapshot columns of a block, one Float64Array each (NULL as NaN), in `QUOTE_COLUMNS` order. */
+type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
+
+/**
+ * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
+ * session, contract and quote time (strings are what make reading rows slow), open interest per contract.
+ */
+type Block = {
+  readonly first: string;
+  readonly last: string;
+  readonly contracts: readonly Contract[];
+  readonly quotes: QuoteColumns;
+  readonly sessions: ReadonlyMap<string, SessionRange>;
+  /** The block's sessions, latest first. */
+  readonly sessionsDescending: readonly string[];
+  /** Per contract index: its open interest rows in settled-session, then publication order. */
+  readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
+};
+
+/** One open interest row: the settled session as a day number. */
+type InterestRow = {
+  readonly settledDay: number;
+  readonly openInterest: number | null;
+  readonly publishedAt: number;
+};
+
+/** The snapshot columns a block reads, all as DOUBLE. */
+const QUOTE_COLUMNS = [
+  'contract',
+  'day',
+  'quote_time',
+  'bid',
+  'ask',
+  'bid_size',
+  'ask_size',
+  'last',
+  'volume',
+  'volume_time',
+  'underlying_price',
+  'iv',
+  'delta',
+  'gamma',
+  'theta',
+  'vega',
+] as const;
+
+/** What the store's cache remembers of a scope between requests. */
+type LoopState = {
+  lastSession: string | undefined;
+  block: Promise<Block> | undefined;
+  /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
+  ahead: number;
+};
+
+/**
+ * The scope's answer rows at an as-of from a read-ahead block, or undefined when this request does not
+ * look like part of a session loop, or the block cannot answer it whole (then the caller queries).
+ */
+export async function readAheadRows(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: AsOf,
+  scope: Scope,
+): Promise<SnapshotRow[] | undefined> {
+  if ('optionSymbol' in scope) return undefined;
+  const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
+    lastSession: undefined,
+    block: undefined,
+    ahead: FIRST_AHEAD_SESSIONS,
+  }));
+  const session = asOfSession(asOf);
+  const previous = state.lastSession;
+  state.lastSession = session;
+  let block = state.block === undefined ? undefined : await state.block;
+  if (block === undefined || !covers(block, asOf)) {
+    if (previous === undefined || !loopContinues(previous, session)) return undefined;
+    if (block !== undefined) {
+      // The loop outran a block: read further ahead next time, as far as the row budget allows.
+      const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
+      state.ahead = Math.min(
+        state.ahead * GROWTH,
+        MAX_AHEAD_SESSIONS,
+        Math.floor(ROW_BUDGET / rowsPerSession),
+      );
+      state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
+    }
+    const pending = loadBlock(sql, scope, session, state.ahead);
+    state.block = pending;
+    pending.catch(() => {
+      if (state.block === pending) state.block = undefined;
+    });
+    block = await pending;
+    if (!covers(block, asOf)) return undefined;
+  }
+  return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
+}
+
+/** Whether a request at `session` after one at `previous` continues a forward session loop. */
+function loopContinues(previous: string, session: string): boolean {
+  if (session <= previous) return false;
+  let at = previous;
+  for (let i = 0; i < LOOP_STRIDE_SESSIONS; i++) {
+    at = nextSession(at);
+    if (at >= session) return true;
+  }
+  return false;
+}
+
+/** Whether every row an as-of may use lies in the block's sessions (older ones are checked later). */
+function covers(block: Block, asOf: AsOf): boolean {
+  if (asOf.kind === 'dated') return asOf.session >= block.first && asOf.session <= block.last;
+  const through = lastSessionOf(asOf);
+  const after = tryNextSession(block.last);
+  return through >= block.first && (after === undefined || through < after);
+}
+
+/** The last calendar date whose snapshots a current as-of may use. */
+function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
+  return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+}
+
+/** Reads a block of sessions for the scope, starting a few sessions before `session`. */
+async function loadBlock(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  session: string,
+  ahead: number,
+): Promise<Block> {
+  let first = session;
+  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
+  let last = session;
+  for (let i = 0; i < ahead; i++) {
+    const next = tryNextSession(last);
+    if (next === undefined) break; // the calendar's end
+    last = next;
+  }
+  // DuckDB refuses a named parameter the statement does not use, so each statement gets its own.
+  const scoped: Record<string, SqlValue> =
+    scope.root === undefined
+      ? { underlying: scope.underlying, first, last }
+      : { underlying: scope.underlying, root: scope.root, first, last };
+  // The contracts that can have a row in the block, numbered in symbol order; the rows refer to them by number.
+  const listed = `SELECT option_symbol, row_number() OVER (ORDER BY option_symbol) - 1 AS id FROM contracts c
+    WHERE c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}
+      AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)`;
+  const contracts = await sql.all<Contract>(
+    `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
+       epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
+       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
+     FROM contracts c
+     WHERE c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}
+       AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)
+     ORDER BY option_symbol`,
+    scoped,
+  );
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const { columns } = await sql.doubleColumns(
+    `WITH listed AS (${listed})
+     SELECT ${double('l.id')}, ${double("q.session_date - DATE '1970-01-01'")},
+       ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
+       ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
+       ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
+       ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
+     FROM option_quotes q JOIN listed l ON l.option_symbol = q.option_symbol
+     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+     ORDER BY q.session_date, l.id, q.quote_time`,
+    scoped,
+  );
+  const quotes = Object.fromEntries(QUOTE_COLUMNS.map((name, i) => [name, columns[i]!])) as QuoteColumns;
+  const interestColumns = await sql.doubleColumns(
+    `WITH listed AS (${listed})
+     SELECT ${double('l.id')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+       ${double('epoch_ms(o.published_at) / 1000')}
+     FROM open_interest o JOIN listed l ON l.option_symbol = o.option_symbol
+     WHERE o.underlying = $underlying
+       AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
+     ORDER BY l.id, o.settled_session, o.published_at`,
+    { ...scoped, first, oiFirst: previousSession(first) },
+  );
+  const [ids, settledDays, openInterest, publishedAt] = interestColumns.columns as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ];
+  const interest = new Map<number, InterestRow[]>();
+  for (let i = 0; i < ids.length; i++) {
+    const entry = {
+      settledDay: settledDays[i]!,
+      openInterest: nullable(openInterest[i]!),
+      publishedAt: publishedAt[i]!,
+    };
+    const list = interest.get(ids[i]!);
+    if (list === undefined) interest.set(ids[i]!, [entry]);
+    else list.push(entry);
+  }
+  const sessions = new Map<string, SessionRange>();
+  const days = quotes.day;
+  let start = 0;
+  for (let i = 1; i <= days.length; i++) {
+    if (i === days.length || days[i] !== days[start]) {
+      sessions.set(dayText(days[start]!), { start, end: i });
+      start = i;
+    }
+  }
+  return {
+    first,
+    last,
+    contracts,
+    quotes,
+    sessions,
+    sessionsDescending: [...sessions.keys()].sort().reverse(),
+    interest,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+function tryNextSession(date: string): string | undefined {
+  try {
+    return nextSession(date);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `YYYY-MM-DD` of a day number. */
+function dayText(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The day number of `YYYY-MM-DD`. */
+function dayNumber(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+}
+
+function nullable(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}
+
+/** The store row of a block's row `i`, with the open interest that answers it. */
+function rowAt(block: Block, i: number, interest: InterestRow | undefined, session: string): SnapshotRow {
+  const q = block.quotes;
+  const contract = block.contracts[q.contract[i]!]!;
+  // Every field named, in one order: one object shape for all rows (a spread of the driver's row
+  // objects made each row slow to build and to read).
+  return {
+    option_symbol: contract.option_symbol,
+    underlying: contract.underlying,
+    root: contract.root,
+    expiration: contract.expiration,
+    expiration_time: contract.expiration_time,
+    side: contract.side,
+    strike: contract.strike,
+    settlement: contract.settlement,
+    monthly: contract.monthly,
+    weekly: contract.weekly,
+    quarterly: contract.quarterly,
+    nonstandard: contract.nonstandard,
+    first_traded: contract.first_traded,
+    session_date: session,
+    quote_time: q.quote_time[i]!,
+    bid: nullable(q.bid[i]!),
+    ask: nullable(q.ask[i]!),
+    bid_size: nullable(q.bid_size[i]!),
+    ask_size: nullable(q.ask_size[i]!),
+    last: nullable(q.last[i]!),
+    volume: nullable(q.volume[i]!),
+    volume_time: nullable(q.volume_time[i]!),
+    underlying_price: nullable(q.underlying_price[i]!),
+    iv: nullable(q.iv[i]!),
+    delta: nullable(q.delta[i]!),
+    gamma: nullable(q.gamma[i]!),
+    theta: nullable(q.theta[i]!),
+    vega: nullable(q.vega[i]!),
+    open_interest: interest?.openInterest ?? null,
+    oi_published_at: interest === undefined ? null : interest.publishedAt,
+  };
+}
+
+/** A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1. */
+function datedRows(block: Block, session: string): SnapshotRow[] {
+  const range = block.sessions.get(session);
+  if (range === undefined) return [];
+  const settledDay = dayNumber(previousSession(session));
+  const contractOf = block.quotes.contract;
+  const out: SnapshotRow[] = [];
+  for (let i = range.start; i < range.end; i++) {
+    const id = contractOf[i]!;
+    if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
+    if (block.contracts[id]!.expiration < session) continue;
+    const interest = block.interest.get(id)?.find((entry) => entry.settledDay === settledDay);
+    out.push(rowAt(block, i, interest, session));
+  }
+  return out;
+}
+
+/**
+ * A current as-of: per listed contract the latest snapshot with q ≤ cutoff (with `eodOnly`, among the
+ * sessions' last snapshots), and the latest open interest published by the cutoff. Undefined when a
+ * contract may have an older snapshot or open interest than the block holds.
+ */
+function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): SnapshotRow[] | undefined {
+  const session = asOfSession(asOf);
+  const through = lastSessionOf(asOf);
+  const cutoff = asOf.cutoffSeconds;
+  let wanted = 0;
+  const isWanted = new Uint8Array(block.contracts.length);
+  block.contracts.forEach((contract, id) => {
+    if (contract.expiration >= session && contract.first_traded <= through) {
+      isWanted[id] = 1;
+      wanted++;
+    }
+  });
+  const foundRow = new Int32Array(block.contracts.length).fill(-1);
+  const foundSession: string[] = new Array(block.contracts.length);
+  let found = 0;
+  const { contract: contractOf, quote_time: quoteTime } = block.quotes;
+  for (const day of block.sessionsDescending) {
+    if (found === wanted) break;
+    if (day > through) continue;
+    const range = block.sessions.get(day)!;
+    let chosen = -1;
+    for (let i = range.start; i < range.end; i++) {
+      const id = contractOf[i]!;
+      const lastOfContract = i + 1 === range.end || contractOf[i + 1] !== id;
+      if (asOf.eodOnly) {
+        if (lastOfContract && quoteTime[i]! <= cutoff) chosen = i;
+      } else if (quoteTime[i]! <= cutoff) chosen = i;
+      if (!lastOfContract) continue;
+      if (chosen >= 0 && isWanted[id] === 1 && foundRow[id] === -1) {
+        foundRow[id] = chosen;
+        foundSession[id] = day;
+        found++;
+      }
+      chosen = -1;
+    }
+  }
+  if (found < wanted) {
+    for (let id = 0; id < block.contracts.length; id++) {
+      // A contract traded before the block may have its latest snapshot before it: only the query knows.
+      if (isWanted[id] === 1 && foundRow[id] === -1 && block.contracts[id]!.first_traded < block.first) {
+        return undefined;
+      }
+    }
+  }
+  const interestFloor = previousSession(block.first);
+  const out: SnapshotRow[] = [];
+  for (let id = 0; id < block.contracts.length; id++) {
+    const row = foundRow[id]!;
+    if (row < 0) continue;
+    const list = block.interest.get(id);
+    let interest: InterestRow | undefined;
+    if (list !== undefined) {
+      // The latest settled session published by the cutoff (then the latest publication of it).
+      for (let i = list.length - 1; i >= 0; i--) {
+        if (list[i]!.publishedAt <= cutoff) {
+          interest = list[i];
+          break;
+        }
+      }
+    }
+    if (interest === undefined && block.contracts[id]!.first_traded < interestFloor) return undefined;
+    out.push(rowAt(block, row, interest, foundSession[id]!));
+  }
+  return out;
+}

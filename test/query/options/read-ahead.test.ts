@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
+import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
+import { readAheadRows } from '../../../src/query/options/read-ahead.js';
+import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
+import { StoreCache } from '../../../src/store/cache.js';
+import { StoreReader } from '../../../src/store/store.js';
+
+let reader: StoreReader;
+beforeAll(async () => {
+  reader = await StoreReader.open('data/sample');
+});
+afterAll(() => reader.close());
+
+/** The records of an answer, sorted, as plain values: what a request would print. */
+function recordsOf(asOf: AsOf, rows: Parameters<typeof assemble>[1]) {
+  return assemble(asOf, rows).records;
+}
+
+describe('read-ahead for session loops', () => {
+  it('answers every as-of of a loop exactly as the query does, for every mode, dated and current', async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    // Every fifth session over four months: the loop outruns its first block and reads a second one.
+    const sessions = sessionsBetween('2020-03-02', '2020-06-30').filter((_, i) => i % 5 === 0);
+    const scope = { underlying: 'SPY' };
+    let fromBlock = 0;
+    for (const session of sessions) {
+      const asOfs: AsOf[] = [
+        currentAsOf('live', etWallToSeconds(session, '15:45')),
+        currentAsOf('live', etWallToSeconds(session, '09:00')),
+        currentAsOf('eod', etWallToSeconds(session, '18:00')),
+        { kind: 'dated', session },
+      ];
+      for (const asOf of asOfs) {
+        const ahead = await readAheadRows(reader.sql, cache, asOf, scope);
+        if (ahead === undefined) continue;
+        fromBlock++;
+        expect(recordsOf(asOf, ahead), `${session} ${JSON.stringify(asOf)}`).toEqual(
+          recordsOf(asOf, await scopeRows(reader.sql, asOf, scope)),
+        );
+      }
+    }
+    // After the first session the loop is recognised and most answers come from blocks.
+    expect(fromBlock).toBeGreaterThan((sessions.length - 1) * 3);
+  }, 240_000);
+
+  it('does not read ahead for a single request, a backward step or a single contract', async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const at = (session: string): AsOf => currentAsOf('live', etWallToSeconds(session, '15:45'));
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), { underlying: 'SPY' })).toBeUndefined();
+    expect(
+      await readAheadRows(reader.sql, cache, at('2020-03-16'), { optionSymbol: 'SPY200417P00240000' }),
+    ).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeDefined();
+  });
+});
