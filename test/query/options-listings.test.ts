@@ -153,7 +153,7 @@ describe('strikes', () => {
   it('lists every current expiration without `expiration`, and no_data for one not listed', async () => {
     expect(render(await list({}, dated('2024-03-14'), 'SPX'))).toEqual({
       s: 'ok',
-      updated: et('2024-03-14 16:00'),
+      updated: et('2024-03-14 16:15'), // the SPX snapshot's true quote time (semantics §3.1)
       '2024-03-15': [5100, 5150],
       '2024-03-22': [5100, 5150],
     });

@@ -3,7 +3,7 @@
  * expired, standard contracts only unless `nonstandard=true`, optionally only those listing `strike`.
  */
 import { z } from 'zod';
-import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import { asOfSession } from '../../pit/as-of.js';
 import {
   closedSession,
   noDataAround,
@@ -50,7 +50,7 @@ async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> 
         key: 'updated',
         human: 'Date',
         kind: 'instant',
-        value: ctx.asOf.kind === 'dated' ? sessionEndSeconds(ctx.asOf.session) : latest,
+        value: latest, // the true quote time of the latest snapshot, dated or not (semantics §3.1)
         position: 'after',
       },
     ],

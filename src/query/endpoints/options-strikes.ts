@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { fixedClock } from '../../market-time/index.js';
-import { asOfSession, sessionEndSeconds } from '../../pit/as-of.js';
+import { asOfSession } from '../../pit/as-of.js';
 import {
   closedSession,
   noDataAround,
@@ -52,7 +52,7 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
         key: 'updated',
         human: 'Date',
         kind: 'instant',
-        value: ctx.asOf.kind === 'dated' ? sessionEndSeconds(ctx.asOf.session) : latest,
+        value: latest, // the true quote time of the latest snapshot, dated or not (semantics §3.1)
         position: 'before',
       },
     ],
