@@ -14,13 +14,13 @@ import {
   generateMarket,
   parseLeanDailyBars,
 } from '../src/ingest/generator/index.js';
+import { openStore, type Store } from '../src/library/store.js';
 import { previousSession } from '../src/market-time/index.js';
 import { DEFAULT_LIMIT } from '../src/service/format.js';
 import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
-import { openStore, type Store } from '../src/store-api.js';
 import { ensureBuilt } from '../test/helpers/build.js';
 import { type BenchContext, defineBenchmark, ratioRow, summarise, type Timing, timeIt } from './lib.js';
 

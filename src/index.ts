@@ -16,27 +16,55 @@ export type { ErrorBody } from './errors.js';
 export {
   FIXED_MESSAGES,
   IngestError,
+  InvalidInputError,
   LookAheadError,
   MarketDataError,
   StoreError,
   UsageError,
 } from './errors.js';
+// Open a store and ask it questions (the library face), typed.
+export type { Ask, CallOptions, Question } from './library/face.js';
+export type {
+  AnyParams,
+  CandleColumns,
+  CandlesParams,
+  ChainParams,
+  CommonParams,
+  DateInput,
+  ExpirationColumns,
+  ExpirationsParams,
+  GenericColumns,
+  LookupParams,
+  MarketStatusParams,
+  OptionColumns,
+  OptionQuotesParams,
+  StockQuotesParams,
+  StrikesParams,
+} from './library/params.js';
+export { type Columns, QueryResult, type ResultMeta, type RowOf } from './library/result.js';
+export { type OpenOptions, openStore, Store } from './library/store.js';
+// The backtest face: store.at(T, { policy }).
+export { type Audit, type AuditEntry, PointInTimeView, type ViewOptions } from './library/view.js';
 // Market time.
 export {
   type Clock,
   type DateFormat,
   dte,
+  etWallToSeconds,
   expirationSeconds,
   fixedClock,
   formatInstant,
   isSession,
+  latestSessionAt,
   nextSession,
   parseDateInput,
   previousSession,
   sessionCloseSeconds,
+  sessionOf,
   sessionOpenSeconds,
   sessionsBetween,
   systemClock,
+  toEtDate,
 } from './market-time/index.js';
 // OCC symbology.
 export {
@@ -48,6 +76,7 @@ export {
   parseOccSymbol,
   tryParseOccSymbol,
 } from './occ/index.js';
+export type { LookAheadField, LookAheadPolicy } from './pit/policy.js';
 export {
   Api,
   type ApiOptions,
@@ -59,13 +88,3 @@ export {
 // The store, for writers and tools.
 export { type CommitResult, type Manifest, StoreReader, WriteTransaction } from './store/index.js';
 export { type StoreSummary, summarizeStore } from './store/summary.js';
-// Open a store and ask it questions (the library face).
-export {
-  type Body,
-  decode,
-  type OpenOptions,
-  openStore,
-  type Params,
-  type ParamValue,
-  Store,
-} from './store-api.js';

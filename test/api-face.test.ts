@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketDataError } from '../src/errors.js';
-import { openStore, type Store } from '../src/store-api.js';
+import { openStore, type Store } from '../src/library/store.js';
 import { ensureBuilt, runCommand } from './helpers/build.js';
 import { REPO_ROOT, sharedData } from './helpers/paths.js';
 import { example, shapeMismatches } from './query/helpers/shape.js';
@@ -160,16 +160,30 @@ describe('failures side by side with successes', () => {
     expect(less.status).not.toBe(413);
   });
 
-  it('gives endpoint-shaped functions the same answers, throwing MarketDataError for errors', async () => {
+  it('gives typed endpoint functions the same answers, throwing MarketDataError for errors', async () => {
     const chain = await store.options.chain('SPX', {
       date: '2018-02-05',
       expiration: '2018-02-28',
       side: 'put',
       strike: 2700,
     });
-    expect(chain).toMatchObject({ s: 'ok', optionSymbol: ['SPXW180228P02700000'] });
-    await expect(store.options.quotes('nope')).rejects.toBeInstanceOf(MarketDataError);
-    expect(await store.options.chain('SPX', { date: '2018-02-05' })).toMatchObject({ s: 'no_data' });
+    expect(chain.columns.optionSymbol).toEqual(['SPXW180228P02700000']);
+    expect(chain.length).toBe(1);
+    const body = JSON.parse(
+      (
+        await store.request(
+          '/v1/options/chain/SPX/?date=2018-02-05&expiration=2018-02-28&side=put&strike=2700',
+        )
+      ).body,
+    ) as Record<string, unknown[]>;
+    for (const [key, values] of Object.entries(chain.columns))
+      expect([key, values]).toEqual([key, body[key]]);
+    expect(chain.meta).toMatchObject({ credits: 1, lookAhead: [], mode: 'historical', status: 200 });
+    const refused = await store.options.quotes('nope').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MarketDataError);
+    expect((refused as MarketDataError).status).toBe(400);
+    const none = await store.options.chain('SPX', { date: '2018-02-05' });
+    expect([none.length, none.meta.noData, none.columns.bid]).toEqual([0, true, []]);
   });
 });
 

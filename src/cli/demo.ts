@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { openStore } from '../library/store.js';
 import { formatInstant } from '../market-time/index.js';
-import { openStore } from '../store-api.js';
 import { renderTable } from './format.js';
 
 /** The sample store shipped with the package (synthetic option quotes on real SPY and AAPL bars). */

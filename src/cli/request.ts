@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { openStore } from '../library/store.js';
 import { statusText } from '../service/service.js';
-import { openStore } from '../store-api.js';
 
 type RequestFlags = {
   store: string;

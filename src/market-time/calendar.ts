@@ -7,6 +7,7 @@ import {
   etWallDaySecondsToSeconds,
   lastWeekdayOfMonth,
   nthWeekdayOfMonth,
+  toEtDate,
   weekdayOf,
 } from './zone.js';
 
@@ -204,6 +205,15 @@ export function nextSession(date: string): string {
   let index = indexOf(date) + 1;
   while (status[index] < SESSION) index++;
   return dateOfDayNumber(TABLE_FIRST + index);
+}
+
+/**
+ * The session an instant belongs to for a backtest: its Eastern calendar date when that is a session,
+ * else the last session before it (a weekend or holiday instant belongs to the Friday before).
+ */
+export function latestSessionAt(tsSeconds: number): string {
+  const date = toEtDate(tsSeconds);
+  return isSession(date) ? date : previousSession(date);
 }
 
 /** The last session strictly before `date` (which need not be a session). */

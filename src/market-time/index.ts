@@ -14,6 +14,7 @@
  *   previousSession(date: string): string               // strictly before
  *   sessionsBetween(from: string, to: string): string[] // inclusive, ascending
  *   sessionOf(tsSeconds: number): string | undefined    // the session whose calendar date (ET) holds the instant
+ *   latestSessionAt(tsSeconds: number): string          // that session, or the last one before a closed day
  *   closureReason(date: string): string | undefined     // holiday / ad-hoc closure name, weekends 'weekend'
  *   indexOptionCloseSeconds(date: string): number       // 16:15 ET (13:15 on early-close days)
  *   lastSessionOfMonth(year: number, month: number): string
@@ -83,6 +84,7 @@ export {
   isEarlyClose,
   isSession,
   lastSessionOfMonth,
+  latestSessionAt,
   monthlyExpiration,
   nextSession,
   previousSession,

@@ -11,6 +11,7 @@ import type { AsOf } from '../pit/as-of.js';
 import type { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
 import type { JsonColumn } from './json-columns.js';
+import type { OptionRecord } from './options/records.js';
 
 export type { AsOf };
 
@@ -65,6 +66,11 @@ export type Answer = {
    * endpoint gives the body itself; `fields` is then empty and `columns`/`limit` do not apply.
    */
   readonly rawBody?: Readonly<Record<string, unknown>>;
+  /**
+   * For option rows (chain, option quotes): the records behind the fields, in the same order, with the
+   * known-at instants of every field family and any withheld value (the backtest face judges them).
+   */
+  readonly optionRecords?: readonly OptionRecord[];
 };
 
 /** No data for a valid question: 404 `{"s":"no_data", nextTime?, prevTime?}` (or with `errmsg`). */

@@ -194,10 +194,23 @@ export class Api {
     }
   }
 
-  /** The endpoint registered for a service name (`/v1/options/chain/`). */
-  endpoint(service: string): Endpoint {
-    const found = this.options.endpoints.find((e) => e.service === service);
-    if (found === undefined) throw new Error(`No endpoint ${service}`);
+  /**
+   * The endpoint of a service name (`/v1/options/chain/`) whose path takes exactly these parameters
+   * (stock quotes answer both `/quotes/{symbol}/` and `/quotes/?symbols=`).
+   */
+  endpoint(service: string, pathKeys: readonly string[]): Endpoint {
+    const wanted = [...pathKeys].sort().join(',');
+    const found = this.options.endpoints.find(
+      (e) =>
+        e.service === service &&
+        e.pattern
+          .split('/')
+          .filter((part) => part.startsWith(':') || part.startsWith('*'))
+          .map((part) => part.slice(1))
+          .sort()
+          .join(',') === wanted,
+    );
+    if (found === undefined) throw new Error(`No endpoint ${service} with path parameters ${wanted}`);
     return found;
   }
 
@@ -256,6 +269,33 @@ export class Api {
       });
     }
     return done(200, result);
+  }
+
+  /**
+   * Runs an endpoint at an as-of the caller resolved (the backtest face's dated requests, judged by
+   * known-at rather than refused), bypassing modes and the response cache.
+   */
+  answerAt(
+    endpoint: Endpoint,
+    pathParams: Readonly<Record<string, string>>,
+    query: Readonly<Record<string, string>>,
+    asOf: AsOf,
+    mode: Mode,
+    nowSeconds: number,
+  ): Promise<EndpointResult> {
+    const endpointQuery: Record<string, string> = Object.create(null);
+    for (const [k, v] of Object.entries(query)) {
+      if (k !== 'date' && !(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
+    }
+    return endpoint.handle({
+      sql: this.options.sql,
+      cache: this.storeCache,
+      nowSeconds,
+      path: pathParams,
+      query: endpointQuery,
+      asOf,
+      mode,
+    });
   }
 
   /** The account a token names (the local account when the service has no accounts file). */

@@ -266,6 +266,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
     rowKey: 'optionSymbol',
     billing: ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-row',
     dataAsOfSeconds: dataAsOf(records),
+    optionRecords: records,
   };
 }
 

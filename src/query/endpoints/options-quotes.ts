@@ -89,6 +89,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
     rowKey: 'optionSymbol',
     billing: ranged || ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-symbol-with-quote',
     dataAsOfSeconds: dataAsOf(records),
+    optionRecords: records,
   };
 }
 

@@ -1,0 +1,195 @@
+/**
+ * The backtest face (semantics §4): `store.at(T, { policy })` — the endpoint functions bound to decision
+ * instant T, every answer judged field by field against what was known at T. `strict` refuses a request
+ * whose answer holds a value known after T (`LookAheadError`), `mask` nulls such values and lists them,
+ * `flag` keeps and lists them. A dated request for T's own session (or a later one) is judged by known-at
+ * instead of being refused as "not a past date". Every request is written to the view's audit.
+ */
+import type { Account } from '../billing/accounts.js';
+import { LookAheadError, MarketDataError } from '../errors.js';
+import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
+import type { AsOf } from '../pit/as-of.js';
+import { OPTION_FIELD_KNOWN_AT, optionFieldKnownAt } from '../pit/known-at.js';
+import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
+import type { Answer, EndpointResult, Mode } from '../query/types.js';
+import type { Api } from '../service/service.js';
+import { libraryError, toResult } from './answer.js';
+import { type Ask, marketFunctions, optionFunctions, type Question, stockFunctions } from './face.js';
+import { toQuery } from './params.js';
+import type { Columns, QueryResult } from './result.js';
+
+/** How a view judges what it serves. */
+export type ViewOptions = {
+  /** What to do with values known after T: `strict` (default) refuses, `mask` nulls, `flag` keeps. */
+  readonly policy?: LookAheadPolicy;
+};
+
+/** One request of a view, as its audit keeps it. */
+export type AuditEntry = {
+  /** The request as the service would be asked it. */
+  readonly target: string;
+  /** The decision instant T (epoch seconds). */
+  readonly asOf: number;
+  /** The latest known-at instant of the values served (null: none; a refused request served none). */
+  readonly dataAsOf: number | null;
+  /** The values known after T that the answer held (refused, masked or flagged by the policy). */
+  readonly lookAhead: readonly LookAheadField[];
+  /** Whether the policy refused the request. */
+  readonly refused: boolean;
+};
+
+/** The audit of a view: how many requests, how many held look-ahead, and each entry. */
+export type Audit = {
+  readonly requests: number;
+  readonly lookAheadReads: number;
+  readonly entries: readonly AuditEntry[];
+};
+
+/** What a view needs of its store. */
+export type ViewHost = {
+  readonly api: Api;
+  readonly dataVersion: string;
+  readonly account: Account;
+};
+
+/** The endpoint functions at decision instant T, judged by a look-ahead policy. */
+export class PointInTimeView {
+  /** Option chains, quotes, lookup, expirations and strikes as known at T. */
+  readonly options: ReturnType<typeof optionFunctions>;
+  /** Stock candles, bulk candles, quotes and prices as known at T. */
+  readonly stocks: ReturnType<typeof stockFunctions>;
+  /** Market status as known at T. */
+  readonly markets: ReturnType<typeof marketFunctions>;
+  private readonly entries: AuditEntry[] = [];
+
+  constructor(
+    private readonly host: ViewHost,
+    /** The decision instant T (epoch seconds). */
+    readonly asOfSeconds: number,
+    /** The look-ahead policy. */
+    readonly policy: LookAheadPolicy,
+  ) {
+    const ask: Ask = (question) => this.ask(question);
+    this.options = optionFunctions(ask);
+    this.stocks = stockFunctions(ask);
+    this.markets = marketFunctions(ask);
+  }
+
+  /** What this view was asked, and what of it was not known at T. */
+  audit(): Audit {
+    return {
+      requests: this.entries.length,
+      lookAheadReads: this.entries.filter((entry) => entry.lookAhead.length > 0).length,
+      entries: [...this.entries],
+    };
+  }
+
+  private async ask<C extends Columns>(question: Question): Promise<QueryResult<C>> {
+    const { api } = this.host;
+    const T = this.asOfSeconds;
+    const query = toQuery(question.params);
+    const endpoint = api.endpoint(question.service, Object.keys(question.path));
+    const target = targetOf(question, query);
+    let result: EndpointResult | undefined;
+    let status: 200 | 203 | 204 = 200;
+    let cachedHit = false;
+    let mode: Mode = this.host.account.plan === 'free' ? 'historical' : 'live';
+    let asOf: AsOf | undefined;
+    try {
+      const date = query['date'];
+      if (endpoint.dated && date !== undefined && date !== '') {
+        // Judged by known-at, not refused: the backtest face may ask for T's own session.
+        asOf = { kind: 'dated', session: datedSession(date, T) };
+        mode = 'historical';
+        result = isSession(asOf.session)
+          ? await api.answerAt(endpoint, question.path, query, asOf, mode, T)
+          : { kind: 'no_data', errmsg: 'Market closed on this date.' };
+      } else {
+        const evaluation = await api.evaluate(endpoint, question.path, query, this.host.account, T);
+        ({ result, status, cachedHit, mode, asOf } = evaluation);
+      }
+    } catch (error) {
+      throw libraryError(error);
+    }
+    const lookAhead: LookAheadField[] = [];
+    let replaced: ReadonlyMap<string, readonly unknown[]> | undefined;
+    if (result?.kind === 'ok') {
+      try {
+        const verdict = judge(T, this.policy, judgedColumns(result));
+        lookAhead.push(...verdict.lookAhead);
+        replaced = verdict.columns;
+      } catch (error) {
+        if (error instanceof LookAheadError) {
+          this.entries.push({
+            target,
+            asOf: T,
+            dataAsOf: null,
+            lookAhead: error.fields as LookAheadField[],
+            refused: true,
+          });
+        }
+        throw error;
+      }
+    }
+    void asOf;
+    const typed = toResult<C>(result, {
+      asOfSeconds: T,
+      dataVersion: this.host.dataVersion,
+      mode,
+      status,
+      cachedHit,
+      service: question.service,
+      lookAhead,
+      ...(replaced === undefined ? {} : { replaced }),
+      // Masked values are not served: what is served was known by T.
+      ...(this.policy === 'mask' && lookAhead.length > 0 && result?.kind === 'ok'
+        ? { dataAsOf: result.dataAsOfSeconds === null ? null : Math.min(result.dataAsOfSeconds, T) }
+        : {}),
+    });
+    this.entries.push({ target, asOf: T, dataAsOf: typed.meta.dataAsOf, lookAhead, refused: false });
+    return typed;
+  }
+}
+
+/** The session a `date` names, read against the view's clock; an unreadable date is a 400. */
+function datedSession(text: string, nowSeconds: number): string {
+  try {
+    const parsed = parseDateInput(text, fixedClock(nowSeconds));
+    return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
+  } catch {
+    throw new MarketDataError(400, `Invalid date '${text}'. Use a date such as 2024-03-15.`);
+  }
+}
+
+/**
+ * The columns of an answer with the known-at instant of every value: per field family for option rows
+ * (a withheld volume counts as served, known at its stamp), the answer's latest known-at for the rest.
+ */
+function judgedColumns(answer: Answer): JudgedColumn[] {
+  const records = answer.optionRecords;
+  if (records !== undefined) {
+    return answer.fields.map((field) => {
+      const key = field.key as keyof typeof OPTION_FIELD_KNOWN_AT;
+      if (!(key in OPTION_FIELD_KNOWN_AT)) return { field: field.key, values: field.values, knownAt: [] };
+      const knownAt = records.map((record) => optionFieldKnownAt(key, record));
+      const values =
+        key === 'volume' ? records.map((record) => record.volume ?? record.withheldVolume) : field.values;
+      return { field: field.key, values, knownAt };
+    });
+  }
+  const latest = answer.dataAsOfSeconds;
+  return answer.fields.map((field) => ({
+    field: field.key,
+    values: field.values,
+    knownAt: new Array<number | null>(field.values.length).fill(latest),
+  }));
+}
+
+/** The request a question amounts to, for the audit: path and query as the service would be asked. */
+function targetOf(question: Question, query: Readonly<Record<string, string>>): string {
+  const segments = Object.values(question.path)
+    .map((value) => `${value}/`)
+    .join('');
+  const text = new URLSearchParams(query).toString();
+  return `${question.service}${segments}${text === '' ? '' : `?${text}`}`;
+}
