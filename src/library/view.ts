@@ -115,7 +115,8 @@ export class PointInTimeView {
     let replaced: ReadonlyMap<string, readonly unknown[]> | undefined;
     if (result?.kind === 'ok') {
       try {
-        const verdict = judge(T, this.policy, judgedColumns(result));
+        const symbols = result.optionRecords?.map((record) => record.optionSymbol);
+        const verdict = judge(T, this.policy, judgedColumns(result), symbols);
         lookAhead.push(...verdict.lookAhead);
         replaced = verdict.columns;
       } catch (error) {
