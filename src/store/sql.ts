@@ -3,6 +3,8 @@
  * values always travel as bound parameters and results come back as plain JS (dates as `YYYY-MM-DD`,
  * instants as epoch seconds, decimals and safe bigints as numbers).
  */
+
+import os from 'node:os';
 import {
   type DuckDBConnection,
   DuckDBDataChunk,
@@ -17,6 +19,9 @@ import {
   timestampTZValue,
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
+
+/** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 /** A value that may be bound to a `$n` / `$name` placeholder. */
 export type SqlValue = string | number | boolean | bigint | null;
@@ -125,9 +130,9 @@ export class SqlSession {
     sql: string,
     params?: SqlParams,
   ): Promise<{ names: string[]; columns: Float64Array[] }> {
-    let result: Awaited<ReturnType<DuckDBConnection['run']>>;
+    let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
     try {
-      result = await this.connection.run(sql, params as never);
+      result = await this.connection.stream(sql, params as never);
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -150,11 +155,27 @@ export class SqlSession {
       for (let c = 0; c < names.length; c++) {
         const vector = chunk.getColumnVector(c) as unknown as {
           items: Float64Array;
-          validity: { itemValid(index: number): boolean };
+          validity: { data: BigUint64Array | null; offset: number };
         };
         const target = columns[c]!;
         target.set(vector.items.subarray(0, count), offset);
-        for (let i = 0; i < count; i++) if (!vector.validity.itemValid(i)) target[offset + i] = Number.NaN;
+        // The validity mask read as 32-bit words (the driver's per-item check goes through BigInt);
+        // no mask at all means every value is valid.
+        const mask = vector.validity.data;
+        if (mask !== null && !LITTLE_ENDIAN) {
+          for (let i = 0; i < count; i++) {
+            if (!(vector.validity as unknown as { itemValid(i: number): boolean }).itemValid(i)) {
+              target[offset + i] = Number.NaN;
+            }
+          }
+        } else if (mask !== null) {
+          const words = new Uint32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+          const first = vector.validity.offset;
+          for (let i = 0; i < count; i++) {
+            const bit = first + i;
+            if ((words[bit >>> 5]! & (1 << (bit & 31))) === 0) target[offset + i] = Number.NaN;
+          }
+        }
       }
       offset += count;
     }

@@ -12,14 +12,14 @@ import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import type { Scope } from './scope.js';
-import type { SnapshotRow } from './snapshot-sql.js';
+import type { RowSource, SnapshotRow } from './snapshot-sql.js';
 
 /** Sessions a block keeps before the session that started it (a current answer may reach back). */
 const LOOKBACK_SESSIONS = 5;
 /** Sessions the first block of a loop reads past the session that started it. */
 const FIRST_AHEAD_SESSIONS = 30;
 /** Rows a block may hold (16 numbers each, about 130 bytes a row with the open interest). */
-const ROW_BUDGET = 600_000;
+const ROW_BUDGET = 400_000;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
@@ -64,8 +64,9 @@ type Block = {
   readonly contracts: readonly Contract[];
   readonly quotes: QuoteColumns;
   readonly sessions: ReadonlyMap<string, SessionRange>;
-  /** The block's sessions, latest first. */
-  readonly sessionsDescending: readonly string[];
+  /** Per contract index, its rows (in session, then quote time order): `byContract[offsets[id]…offsets[id+1])`. */
+  readonly offsets: Int32Array;
+  readonly byContract: Int32Array;
   /** Per contract index: its open interest rows in settled-session, then publication order. */
   readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
 };
@@ -103,6 +104,8 @@ type LoopState = {
   block: Promise<Block> | undefined;
   /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
   ahead: number;
+  /** The scope's contracts, read once for all its blocks (numbered in symbol order). */
+  contracts: Promise<readonly Contract[]> | undefined;
 };
 
 /**
@@ -114,12 +117,13 @@ export async function readAheadRows(
   cache: StoreCache,
   asOf: AsOf,
   scope: Scope,
-): Promise<SnapshotRow[] | undefined> {
+): Promise<RowSource | undefined> {
   if ('optionSymbol' in scope) return undefined;
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
+    contracts: undefined,
   }));
   const session = asOfSession(asOf);
   const previous = state.lastSession;
@@ -137,7 +141,14 @@ export async function readAheadRows(
       );
       state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
     }
-    const pending = loadBlock(sql, scope, session, state.ahead);
+    if (state.contracts === undefined) {
+      const contracts = loadContracts(sql, scope);
+      state.contracts = contracts;
+      contracts.catch(() => {
+        if (state.contracts === contracts) state.contracts = undefined;
+      });
+    }
+    const pending = loadBlock(sql, scope, session, state.ahead, await state.contracts);
     state.block = pending;
     pending.catch(() => {
       if (state.block === pending) state.block = undefined;
@@ -172,12 +183,35 @@ function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
   return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 
+/** The scope's contracts as a block numbers them: by symbol. */
+function scopeFilter(scope: Exclude<Scope, { optionSymbol: string }>): string {
+  return `c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}`;
+}
+
+/** Reads the scope's contracts once for all of a loop's blocks. */
+function loadContracts(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<Contract[]> {
+  return sql.all<Contract>(
+    `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
+       epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
+       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
+     FROM contracts c WHERE ${scopeFilter(scope)}
+     ORDER BY option_symbol`,
+    scope.root === undefined
+      ? { underlying: scope.underlying }
+      : { underlying: scope.underlying, root: scope.root },
+  );
+}
+
 /** Reads a block of sessions for the scope, starting a few sessions before `session`. */
 async function loadBlock(
   sql: SqlSession,
   scope: Exclude<Scope, { optionSymbol: string }>,
   session: string,
   ahead: number,
+  contracts: readonly Contract[],
 ): Promise<Block> {
   let first = session;
   for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
@@ -192,20 +226,9 @@ async function loadBlock(
     scope.root === undefined
       ? { underlying: scope.underlying, first, last }
       : { underlying: scope.underlying, root: scope.root, first, last };
-  // The contracts that can have a row in the block, numbered in symbol order; the rows refer to them by number.
+  // The rows refer to the contracts by their number in symbol order, as `loadContracts` read them.
   const listed = `SELECT option_symbol, row_number() OVER (ORDER BY option_symbol) - 1 AS id FROM contracts c
-    WHERE c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}
-      AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)`;
-  const contracts = await sql.all<Contract>(
-    `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
-       epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
-       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
-     FROM contracts c
-     WHERE c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}
-       AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)
-     ORDER BY option_symbol`,
-    scoped,
-  );
+    WHERE ${scopeFilter(scope)}`;
   const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
   const { columns } = await sql.doubleColumns(
     `WITH listed AS (${listed})
@@ -228,7 +251,9 @@ async function loadBlock(
      WHERE o.underlying = $underlying
        AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
      ORDER BY l.id, o.settled_session, o.published_at`,
-    { ...scoped, first, oiFirst: previousSession(first) },
+    scope.root === undefined
+      ? { underlying: scope.underlying, oiFirst: previousSession(first), last }
+      : { underlying: scope.underlying, root: scope.root, oiFirst: previousSession(first), last },
   );
   const [ids, settledDays, openInterest, publishedAt] = interestColumns.columns as [
     Float64Array,
@@ -247,6 +272,15 @@ async function loadBlock(
     if (list === undefined) interest.set(ids[i]!, [entry]);
     else list.push(entry);
   }
+  // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
+  const offsets = new Int32Array(contracts.length + 1);
+  for (const id of quotes.contract) offsets[id + 1]!++;
+  for (let id = 0; id < contracts.length; id++) offsets[id + 1]! += offsets[id]!;
+  const byContract = new Int32Array(quotes.contract.length);
+  const fill = offsets.slice(0, contracts.length);
+  quotes.contract.forEach((id, i) => {
+    byContract[fill[id]!++] = i;
+  });
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -262,7 +296,8 @@ async function loadBlock(
     contracts,
     quotes,
     sessions,
-    sessionsDescending: [...sessions.keys()].sort().reverse(),
+    offsets,
+    byContract,
     interest,
   };
 }
@@ -278,8 +313,16 @@ function tryNextSession(date: string): string | undefined {
 }
 
 /** `YYYY-MM-DD` of a day number. */
+const dayTexts = new Map<number, string>();
+
+/** `YYYY-MM-DD` of a day number, remembered (a block has few distinct sessions). */
 function dayText(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let text = dayTexts.get(day);
+  if (text === undefined) {
+    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dayTexts.set(day, text);
+  }
+  return text;
 }
 
 /** The day number of `YYYY-MM-DD`. */
@@ -332,20 +375,38 @@ function rowAt(block: Block, i: number, interest: InterestRow | undefined, sessi
 }
 
 /** A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1. */
-function datedRows(block: Block, session: string): SnapshotRow[] {
+function datedRows(block: Block, session: string): RowSource {
   const range = block.sessions.get(session);
-  if (range === undefined) return [];
-  const settledDay = dayNumber(previousSession(session));
-  const contractOf = block.quotes.contract;
-  const out: SnapshotRow[] = [];
-  for (let i = range.start; i < range.end; i++) {
-    const id = contractOf[i]!;
-    if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
-    if (block.contracts[id]!.expiration < session) continue;
-    const interest = block.interest.get(id)?.find((entry) => entry.settledDay === settledDay);
-    out.push(rowAt(block, i, interest, session));
+  const rows: number[] = [];
+  if (range !== undefined) {
+    const contractOf = block.quotes.contract;
+    for (let i = range.start; i < range.end; i++) {
+      const id = contractOf[i]!;
+      if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
+      if (block.contracts[id]!.expiration >= session) rows.push(i);
+    }
   }
-  return out;
+  const settledDay = dayNumber(previousSession(session));
+  return blockSource(block, rows, (id) =>
+    block.interest.get(id)?.find((entry) => entry.settledDay === settledDay),
+  );
+}
+
+/** The rows of a block chosen for an as-of, made into store rows only when asked for. */
+function blockSource(
+  block: Block,
+  rows: readonly number[],
+  interestOf: (contract: number) => InterestRow | undefined,
+): RowSource {
+  const contractOf = block.quotes.contract;
+  return {
+    length: rows.length,
+    groupOf: (index) => block.contracts[contractOf[rows[index]!]!]!,
+    row: (index) => {
+      const row = rows[index]!;
+      return rowAt(block, row, interestOf(contractOf[row]!), dayText(block.quotes.day[row]!));
+    },
+  };
 }
 
 /**
@@ -353,52 +414,48 @@ function datedRows(block: Block, session: string): SnapshotRow[] {
  * sessions' last snapshots), and the latest open interest published by the cutoff. Undefined when a
  * contract may have an older snapshot or open interest than the block holds.
  */
-function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): SnapshotRow[] | undefined {
+function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): RowSource | undefined {
   const session = asOfSession(asOf);
   const through = lastSessionOf(asOf);
   const cutoff = asOf.cutoffSeconds;
-  let wanted = 0;
   const isWanted = new Uint8Array(block.contracts.length);
   block.contracts.forEach((contract, id) => {
-    if (contract.expiration >= session && contract.first_traded <= through) {
-      isWanted[id] = 1;
-      wanted++;
-    }
+    if (contract.expiration >= session && contract.first_traded <= through) isWanted[id] = 1;
   });
+  const throughDay = dayNumber(through);
+  const { day, quote_time: quoteTime } = block.quotes;
+  const { offsets, byContract } = block;
   const foundRow = new Int32Array(block.contracts.length).fill(-1);
-  const foundSession: string[] = new Array(block.contracts.length);
-  let found = 0;
-  const { contract: contractOf, quote_time: quoteTime } = block.quotes;
-  for (const day of block.sessionsDescending) {
-    if (found === wanted) break;
-    if (day > through) continue;
-    const range = block.sessions.get(day)!;
-    let chosen = -1;
-    for (let i = range.start; i < range.end; i++) {
-      const id = contractOf[i]!;
-      const lastOfContract = i + 1 === range.end || contractOf[i + 1] !== id;
+  for (let id = 0; id < block.contracts.length; id++) {
+    if (isWanted[id] !== 1) continue;
+    const start = offsets[id]!;
+    const end = offsets[id + 1]!;
+    // The last of the contract's rows on or before `through`, by binary search over its sessions.
+    let low = start;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (day[byContract[middle]!]! <= throughDay) low = middle + 1;
+      else high = middle;
+    }
+    for (let k = low - 1; k >= start; k--) {
+      const row = byContract[k]!;
       if (asOf.eodOnly) {
-        if (lastOfContract && quoteTime[i]! <= cutoff) chosen = i;
-      } else if (quoteTime[i]! <= cutoff) chosen = i;
-      if (!lastOfContract) continue;
-      if (chosen >= 0 && isWanted[id] === 1 && foundRow[id] === -1) {
-        foundRow[id] = chosen;
-        foundSession[id] = day;
-        found++;
+        // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
+        const lastOfSession = k + 1 === end || day[byContract[k + 1]!] !== day[row];
+        if (!lastOfSession) continue;
       }
-      chosen = -1;
-    }
-  }
-  if (found < wanted) {
-    for (let id = 0; id < block.contracts.length; id++) {
-      // A contract traded before the block may have its latest snapshot before it: only the query knows.
-      if (isWanted[id] === 1 && foundRow[id] === -1 && block.contracts[id]!.first_traded < block.first) {
-        return undefined;
+      if (quoteTime[row]! <= cutoff) {
+        foundRow[id] = row;
+        break;
       }
     }
+    // A contract traded before the block may have its latest snapshot before it: only the query knows.
+    if (foundRow[id] === -1 && block.contracts[id]!.first_traded < block.first) return undefined;
   }
   const interestFloor = previousSession(block.first);
-  const out: SnapshotRow[] = [];
+  const rows: number[] = [];
+  const interests: (InterestRow | undefined)[] = new Array(block.contracts.length);
   for (let id = 0; id < block.contracts.length; id++) {
     const row = foundRow[id]!;
     if (row < 0) continue;
@@ -413,8 +470,10 @@ function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): Sn
         }
       }
     }
+    // Open interest settled before the block may be the latest published: only the query knows.
     if (interest === undefined && block.contracts[id]!.first_traded < interestFloor) return undefined;
-    out.push(rowAt(block, row, interest, foundSession[id]!));
+    interests[id] = interest;
+    rows.push(row);
   }
-  return out;
+  return blockSource(block, rows, (id) => interests[id]);
 }

@@ -11,7 +11,13 @@ import { optionFields } from './columns.js';
 import { readAheadRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
 import type { Scope } from './scope.js';
-import { answerRowsSql, SNAPSHOT_COLUMNS, type SnapshotRow } from './snapshot-sql.js';
+import {
+  answerRowsSql,
+  type RowSource,
+  rowSource,
+  SNAPSHOT_COLUMNS,
+  type SnapshotRow,
+} from './snapshot-sql.js';
 
 /** One expiration of one root as the store classifies it. */
 export type ExpirationGroup = {
@@ -24,16 +30,25 @@ export type ExpirationGroup = {
   readonly nonstandard: boolean;
 };
 
-/** A whole scope's answer at an as-of: its expiration groups (by expiration, root) and its records in order. */
+/**
+ * A whole scope's answer at an as-of: its expiration groups (by expiration, root) and, on demand, their
+ * records. A group's records are made when first asked for, so a question about one expiration (a
+ * session loop's `dte=30`) does not pay for the whole chain.
+ */
 export type ScopeAnswer = {
   readonly groups: readonly ExpirationGroup[];
-  /** In the service's order ({@link compareRecords}); shared between requests, so never mutated. */
+  /** All records in the service's order ({@link compareRecords}); shared between requests, never mutated. */
   readonly records: readonly OptionRecord[];
-  /** Per group (same index as `groups`), the ascending indices of its records. */
+  /** Per group (same index as `groups`), the ascending indices of its records in `records`. */
   readonly members: readonly Int32Array[];
+  /** The records of some of the groups, in the service's order. */
+  recordsOf(groups: ReadonlySet<ExpirationGroup>): readonly OptionRecord[];
   /** The fields of all the records ({@link optionFields}), made on first use and shared: never mutated. */
   allFields(): readonly Field[];
-  /** The fields of some of the records, in the given order, printed from the whole columns' JSON text. */
+  /**
+   * The fields of some of the records, in the given order; printed from the whole columns' JSON text
+   * once the whole chain has been made (a server answering many questions about one instant).
+   */
   fieldsOf(records: readonly OptionRecord[]): readonly Field[];
 };
 
@@ -42,22 +57,7 @@ export function groupRecords(
   answer: ScopeAnswer,
   groups: ReadonlySet<ExpirationGroup>,
 ): readonly OptionRecord[] {
-  const chosen = answer.groups.flatMap((group, g) => (groups.has(group) ? [answer.members[g]!] : []));
-  if (chosen.length === answer.groups.length) return answer.records;
-  let indices: Int32Array;
-  if (chosen.length === 1) indices = chosen[0]!;
-  else {
-    indices = new Int32Array(chosen.reduce((sum, members) => sum + members.length, 0));
-    let at = 0;
-    for (const members of chosen) {
-      indices.set(members, at);
-      at += members.length;
-    }
-    indices.sort();
-  }
-  const out = new Array<OptionRecord>(indices.length);
-  for (let i = 0; i < indices.length; i++) out[i] = answer.records[indices[i]!]!;
-  return out;
+  return answer.recordsOf(groups);
 }
 
 /**
@@ -72,8 +72,9 @@ export function scopeAnswer(
   scope: Scope,
 ): Promise<ScopeAnswer> {
   return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}`, async () => {
-    const rows = (await readAheadRows(sql, cache, asOf, scope)) ?? (await scopeRows(sql, asOf, scope));
-    return assemble(asOf, rows);
+    const source =
+      (await readAheadRows(sql, cache, asOf, scope)) ?? rowSource(await scopeRows(sql, asOf, scope));
+    return assemble(asOf, source);
   });
 }
 
@@ -157,16 +158,14 @@ export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Prom
   return rows;
 }
 
-/** The scope's answer assembled from its rows: records in the service's order, grouped by expiration. */
-export function assemble(asOf: AsOf, rows: readonly SnapshotRow[]): ScopeAnswer {
+/** The scope's answer assembled from its rows: grouped by expiration, records made per group on demand. */
+export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
   const make = recordMaker(asOf);
-  const records: OptionRecord[] = [];
-  const groupOf: GroupEntry[] = [];
   const byKey = new Map<string, GroupEntry>();
   let entry: GroupEntry | undefined;
-  for (const row of rows) {
-    records.push(make(row));
-    // Rows come ordered by expiration, so a group's key is only built when the row's group changes.
+  for (let index = 0; index < source.length; index++) {
+    const row = source.groupOf(index);
+    // Rows come mostly ordered by expiration, so a group's key is only built when the row's group changes.
     const group = entry?.group;
     if (
       group === undefined ||
@@ -184,38 +183,61 @@ export function assemble(asOf: AsOf, rows: readonly SnapshotRow[]): ScopeAnswer 
         const { root, expiration, settlement, monthly, weekly, quarterly, nonstandard } = row;
         entry = {
           group: { root, expiration, settlement, monthly, weekly, quarterly, nonstandard },
-          members: [],
+          rows: [],
         };
         byKey.set(key, entry);
       }
     }
-    groupOf.push(entry!);
+    entry!.rows.push(index);
   }
-  // Already in this order from SQL; sorting again keeps the service's order the one compareRecords defines.
-  const order = records.map((_, i) => i).sort((a, b) => compareRecords(records[a]!, records[b]!));
-  for (const [to, from] of order.entries()) groupOf[from]!.members.push(to);
-  const groups = [...byKey.values()].sort(
+  const entries = [...byKey.values()].sort(
     (a, b) => compareText(a.group.expiration, b.group.expiration) || compareText(a.group.root, b.group.root),
   );
-  const ordered = order.map((i) => records[i]!);
+  const recordsOfEntry = (e: GroupEntry) =>
+    (e.records ??= e.rows.map((index) => make(source.row(index))).sort(compareRecords));
+
+  let whole: { readonly ordered: OptionRecord[]; readonly members: Int32Array[] } | undefined;
+  const wholeChain = () => {
+    if (whole !== undefined) return whole;
+    const ordered = entries.flatMap(recordsOfEntry).sort(compareRecords);
+    const position = new Map(ordered.map((record, i) => [record, i]));
+    const members = entries.map((e) =>
+      Int32Array.from(recordsOfEntry(e), (record) => position.get(record)!).sort(),
+    );
+    whole = { ordered, members };
+    return whole;
+  };
   let fields: Field[] | undefined;
   let positions: Map<OptionRecord, number> | undefined;
   const allFields = () =>
-    (fields ??= optionFields(ordered).map((f) => ({
+    (fields ??= optionFields(wholeChain().ordered).map((f) => ({
       ...f,
       json: { column: new JsonColumn(f.values, f.kind), rows: null },
     })));
   return {
-    groups: groups.map((entry) => entry.group),
-    records: ordered,
-    members: groups.map((entry) => Int32Array.from(entry.members)),
+    groups: entries.map((e) => e.group),
+    get records() {
+      return wholeChain().ordered;
+    },
+    get members() {
+      return wholeChain().members;
+    },
+    recordsOf(groups) {
+      const chosen = entries.filter((e) => groups.has(e.group));
+      if (chosen.length === entries.length) return wholeChain().ordered;
+      if (chosen.length === 1) return recordsOfEntry(chosen[0]!);
+      return chosen.flatMap(recordsOfEntry).sort(compareRecords);
+    },
     allFields,
     fieldsOf(kept) {
+      if (whole === undefined) return optionFields(kept);
+      const ordered = whole.ordered;
       if (kept.length === ordered.length) return allFields();
       positions ??= new Map(ordered.map((record, i) => [record, i]));
-      const rows = Int32Array.from(kept, (record) => positions!.get(record)!);
-      const whole = allFields();
-      return optionFields(kept).map((f, i) => ({ ...f, json: { column: whole[i]!.json!.column, rows } }));
+      const rows = Int32Array.from(kept, (record) => positions!.get(record) ?? -1);
+      if (rows.includes(-1)) return optionFields(kept);
+      const all = allFields();
+      return optionFields(kept).map((f, i) => ({ ...f, json: { column: all[i]!.json!.column, rows } }));
     },
   };
 }
@@ -258,7 +280,12 @@ function isoDate(day: number): string {
   return text;
 }
 
-type GroupEntry = { readonly group: ExpirationGroup; readonly members: number[] };
+type GroupEntry = {
+  readonly group: ExpirationGroup;
+  /** The indices of the group's rows in the source. */
+  readonly rows: number[];
+  records?: OptionRecord[];
+};
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -267,3 +267,24 @@ export async function readAnswerRows(
     query.params,
   );
 }
+
+/** The expiration-group columns of a row: what grouping a scope's answer needs before its values. */
+export type GroupColumns = Pick<
+  SnapshotRow,
+  'root' | 'expiration' | 'settlement' | 'monthly' | 'weekly' | 'quarterly' | 'nonstandard'
+>;
+
+/**
+ * A scope's answer rows, read on demand: a row's group first (cheap), the whole row only for the groups
+ * a question asks about.
+ */
+export type RowSource = {
+  readonly length: number;
+  groupOf(index: number): GroupColumns;
+  row(index: number): SnapshotRow;
+};
+
+/** A row source over rows already read. */
+export function rowSource(rows: readonly SnapshotRow[]): RowSource {
+  return { length: rows.length, groupOf: (i) => rows[i]!, row: (i) => rows[i]! };
+}

@@ -3,6 +3,7 @@ import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import { readAheadRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
+import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
 
@@ -36,7 +37,7 @@ describe('read-ahead for session loops', () => {
         if (ahead === undefined) continue;
         fromBlock++;
         expect(recordsOf(asOf, ahead), `${session} ${JSON.stringify(asOf)}`).toEqual(
-          recordsOf(asOf, await scopeRows(reader.sql, asOf, scope)),
+          recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))),
         );
       }
     }

@@ -1,0 +1,112 @@
+/**
+ * Session loop: the backtest loop as users write it — every session of `data/sample`, the SPY chain with
+ * `dte=30`, puts, asked through `store.at(<session> 15:45 ET)` — against the same loop through
+ * `store.request` (URL in, JSON text out) in the same run, each on a freshly opened store. A second pair
+ * of rows times the typed face against the endpoint function it calls, for a whole SPY chain.
+ */
+import { openStore } from '../src/library/store.js';
+import { etWallToSeconds, sessionsBetween } from '../src/market-time/index.js';
+import { currentAsOf } from '../src/pit/as-of.js';
+import { chain } from '../src/query/endpoints/options-chain.js';
+import { StoreCache } from '../src/store/cache.js';
+import { defineBenchmark, ratioRow, rssPeakMb, timeIt } from './lib.js';
+
+const FIRST = '2019-01-02';
+const LAST = '2020-12-31';
+
+export default defineBenchmark({
+  name: 'loop',
+  description: 'a 505-session backtest loop on data/sample: store.at(T).options.chain vs store.request',
+  async run(ctx) {
+    const dir = `${ctx.repoRoot}data/sample`;
+    const sessions = sessionsBetween(FIRST, LAST);
+    const instant = (session: string) => etWallToSeconds(session, '15:45');
+
+    ctx.log(`typed loop over ${sessions.length} sessions`);
+    let rows = 0;
+    const { value: typedMs, peakMb } = await rssPeakMb(async () => {
+      const store = await openStore(dir);
+      try {
+        const started = performance.now();
+        for (const session of sessions) {
+          const result = await store.at(instant(session)).options.chain('SPY', { dte: 30, side: 'put' });
+          rows += result.length;
+        }
+        return performance.now() - started;
+      } finally {
+        store.close();
+      }
+    });
+
+    ctx.log('the same loop through store.request');
+    let requestRows = 0;
+    const requestMs = await (async () => {
+      const store = await openStore(dir);
+      try {
+        const started = performance.now();
+        for (const session of sessions) {
+          const response = await store.request('/v1/options/chain/SPY/?dte=30&side=put', {
+            now: instant(session),
+          });
+          if (response.status === 200)
+            requestRows += (JSON.parse(response.body).optionSymbol as unknown[]).length;
+        }
+        return performance.now() - started;
+      } finally {
+        store.close();
+      }
+    })();
+    if (rows !== requestRows)
+      throw new Error(`the loops disagree: ${rows} rows typed, ${requestRows} by request`);
+
+    ctx.log('typed face vs the endpoint function, whole SPY chain (warm)');
+    const store = await openStore(dir, { now: '2020-03-16T15:45:00-04:00' });
+    try {
+      const T = etWallToSeconds('2020-03-16', '15:45');
+      const asOf = currentAsOf('live', T);
+      const cache = new StoreCache(() => store.dataVersion);
+      const endpoint = () =>
+        chain.handle({
+          sql: store.reader.sql,
+          cache,
+          nowSeconds: T,
+          path: { underlying: 'SPY' },
+          query: { expiration: 'all' },
+          asOf,
+          mode: 'live',
+        });
+      const typed = () => store.options.chain('SPY', { expiration: 'all', mode: 'live' });
+      const rawTiming = await timeIt(endpoint, { warmup: 3, iterations: 30 });
+      const typedTiming = await timeIt(typed, { warmup: 3, iterations: 30 });
+      return [
+        ratioRow({
+          name: 'loop: store.at(T).options.chain per session',
+          ours: typedMs / sessions.length,
+          baseline: requestMs / sessions.length,
+          unit: 'ms',
+          target: '≤ 2 ms',
+          note: `${sessions.length} sessions, ${rows} rows; store.request ${(requestMs / 1000).toFixed(1)} s in all`,
+        }),
+        ratioRow({
+          name: 'loop: typed loop vs store.request loop',
+          ours: typedMs,
+          baseline: requestMs,
+          unit: 'ms',
+          target: '≤ 0.05× baseline time',
+          note: `${(requestMs / typedMs).toFixed(1)}× faster`,
+        }),
+        ratioRow({ name: 'loop: peak RSS of the typed loop', ours: peakMb, unit: 'MB', target: '< 300 MB' }),
+        ratioRow({
+          name: 'loop: typed face vs endpoint, whole SPY chain p50',
+          ours: typedTiming.p50Ms,
+          baseline: rawTiming.p50Ms,
+          unit: 'ms',
+          target: '≤ 1.1× baseline time',
+          note: `p90 ${typedTiming.p90Ms.toFixed(2)} vs ${rawTiming.p90Ms.toFixed(2)} ms`,
+        }),
+      ];
+    } finally {
+      store.close();
+    }
+  },
+});
