@@ -227,11 +227,7 @@ export class Api {
   ): Promise<Evaluation> {
     const mode = parseMode(query['mode'] ?? query['feed']);
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
-    const endpointQuery: Record<string, string> = Object.create(null);
-    for (const [k, v] of Object.entries(query)) {
-      if (!(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
-    }
-    if (asOf.kind === 'dated') delete endpointQuery['date'];
+    const endpointQuery = endpointParams(query, asOf.kind === 'dated');
     const cacheKey = ResponseCache.key(endpoint.service, pathParams, endpointQuery);
     const done = (status: Evaluation['status'], result: EndpointResult | undefined, cachedHit = false) => ({
       status,
@@ -252,15 +248,7 @@ export class Api {
     const live = resolved === 'live' || resolved === 'delayed';
     const entry = cutoff === undefined || !live ? undefined : this.cache.get(cacheKey);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer);
-    const result = await endpoint.handle({
-      sql: this.options.sql,
-      cache: this.storeCache,
-      nowSeconds,
-      path: pathParams,
-      query: endpointQuery,
-      asOf,
-      mode: resolved,
-    });
+    const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds);
     if (result.kind === 'ok' && cutoff !== undefined && live) {
       this.cache.set(cacheKey, {
         answer: result,
@@ -283,16 +271,23 @@ export class Api {
     mode: Mode,
     nowSeconds: number,
   ): Promise<EndpointResult> {
-    const endpointQuery: Record<string, string> = Object.create(null);
-    for (const [k, v] of Object.entries(query)) {
-      if (k !== 'date' && !(UNIVERSAL_KEYS as readonly string[]).includes(k)) endpointQuery[k] = v;
-    }
+    return this.run(endpoint, pathParams, endpointParams(query, true), asOf, mode, nowSeconds);
+  }
+
+  private run(
+    endpoint: Endpoint,
+    path: Readonly<Record<string, string>>,
+    query: Readonly<Record<string, string>>,
+    asOf: AsOf,
+    mode: Mode,
+    nowSeconds: number,
+  ): Promise<EndpointResult> {
     return endpoint.handle({
       sql: this.options.sql,
       cache: this.storeCache,
       nowSeconds,
-      path: pathParams,
-      query: endpointQuery,
+      path,
+      query,
       asOf,
       mode,
     });
@@ -474,6 +469,18 @@ function requestLineTooLarge(size: number): ApiResponse {
 function rayHeaders(entry: { ray: string; logId: number } | undefined): Record<string, string> {
   if (entry === undefined) return {};
   return { 'CF-Ray': entry.ray, 'X-Api-Response-Log-Id': String(entry.logId) };
+}
+
+/** The parameters an endpoint reads: the query without the universal ones (and `date` once resolved). */
+function endpointParams(
+  query: Readonly<Record<string, string>>,
+  withoutDate: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(query)) {
+    if (!(withoutDate && k === 'date') && !(UNIVERSAL_KEYS as readonly string[]).includes(k)) out[k] = v;
+  }
+  return out;
 }
 
 /** Header names in lower case; values that are not text are left out (a caller's mistake, not a crash). */

@@ -11,6 +11,7 @@ import { nextSession, previousSession, toEtDate } from '../../market-time/index.
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
+import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { Scope } from './scope.js';
 import type { RowSource, SnapshotRow } from './snapshot-sql.js';
 
@@ -286,7 +287,7 @@ async function loadBlock(
   let start = 0;
   for (let i = 1; i <= days.length; i++) {
     if (i === days.length || days[i] !== days[start]) {
-      sessions.set(dayText(days[start]!), { start, end: i });
+      sessions.set(isoDateOfDay(days[start]!), { start, end: i });
       start = i;
     }
   }
@@ -302,8 +303,6 @@ async function loadBlock(
   };
 }
 
-const DAY_MS = 86_400_000;
-
 function tryNextSession(date: string): string | undefined {
   try {
     return nextSession(date);
@@ -313,22 +312,6 @@ function tryNextSession(date: string): string | undefined {
 }
 
 /** `YYYY-MM-DD` of a day number. */
-const dayTexts = new Map<number, string>();
-
-/** `YYYY-MM-DD` of a day number, remembered (a block has few distinct sessions). */
-function dayText(day: number): string {
-  let text = dayTexts.get(day);
-  if (text === undefined) {
-    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    dayTexts.set(day, text);
-  }
-  return text;
-}
-
-/** The day number of `YYYY-MM-DD`. */
-function dayNumber(date: string): number {
-  return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-}
 
 function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
@@ -386,7 +369,7 @@ function datedRows(block: Block, session: string): RowSource {
       if (block.contracts[id]!.expiration >= session) rows.push(i);
     }
   }
-  const settledDay = dayNumber(previousSession(session));
+  const settledDay = dayNumberOfIso(previousSession(session));
   return blockSource(block, rows, (id) =>
     block.interest.get(id)?.find((entry) => entry.settledDay === settledDay),
   );
@@ -404,7 +387,7 @@ function blockSource(
     groupOf: (index) => block.contracts[contractOf[rows[index]!]!]!,
     row: (index) => {
       const row = rows[index]!;
-      return rowAt(block, row, interestOf(contractOf[row]!), dayText(block.quotes.day[row]!));
+      return rowAt(block, row, interestOf(contractOf[row]!), isoDateOfDay(block.quotes.day[row]!));
     },
   };
 }
@@ -422,7 +405,7 @@ function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): Ro
   block.contracts.forEach((contract, id) => {
     if (contract.expiration >= session && contract.first_traded <= through) isWanted[id] = 1;
   });
-  const throughDay = dayNumber(through);
+  const throughDay = dayNumberOfIso(through);
   const { day, quote_time: quoteTime } = block.quotes;
   const { offsets, byContract } = block;
   const foundRow = new Int32Array(block.contracts.length).fill(-1);

@@ -8,6 +8,7 @@ import type { SqlSession } from '../../store/sql.js';
 import { JsonColumn } from '../json-columns.js';
 import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
+import { isoDateOfDay } from './days.js';
 import { readAheadRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
 import type { Scope } from './scope.js';
@@ -126,7 +127,7 @@ export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Prom
       option_symbol: symbol![i]!,
       underlying: underlying![i]!,
       root: root![i]!,
-      expiration: isoDate(expirationDay![i]!),
+      expiration: isoDateOfDay(expirationDay![i]!),
       expiration_time: expirationTime![i]!,
       side: isCall![i] ? 'call' : 'put',
       strike: strike![i]!,
@@ -135,8 +136,8 @@ export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Prom
       weekly: weekly![i] as boolean,
       quarterly: quarterly![i] as boolean,
       nonstandard: nonstandard![i] as boolean,
-      first_traded: isoDate(firstTradedDay![i] as number),
-      session_date: isoDate(sessionDay![i] as number),
+      first_traded: isoDateOfDay(firstTradedDay![i] as number),
+      session_date: isoDateOfDay(sessionDay![i] as number),
       quote_time: quoteTime![i] as number,
       bid: bid![i] as number | null,
       ask: ask![i] as number | null,
@@ -265,19 +266,6 @@ const SCOPE_COLUMNS = [
 
 function dayNumbers(columns: readonly string[]): string[] {
   return columns.map((c) => `CAST(${c} - DATE '1970-01-01' AS INTEGER) AS ${c}_day`);
-}
-
-const DAY_MS = 86_400_000;
-const isoDates = new Map<number, string>();
-
-/** `YYYY-MM-DD` of a day number (days since 1970-01-01), remembered: a chain has few distinct dates. */
-function isoDate(day: number): string {
-  let text = isoDates.get(day);
-  if (text === undefined) {
-    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    isoDates.set(day, text);
-  }
-  return text;
 }
 
 type GroupEntry = {
