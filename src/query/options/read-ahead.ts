@@ -303,6 +303,7 @@ async function loadBlock(
   };
 }
 
+/** The session after `date`, or undefined past the calendar's end. */
 function tryNextSession(date: string): string | undefined {
   try {
     return nextSession(date);
@@ -311,8 +312,7 @@ function tryNextSession(date: string): string | undefined {
   }
 }
 
-/** `YYYY-MM-DD` of a day number. */
-
+/** A NaN read for NULL, back to null. */
 function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
