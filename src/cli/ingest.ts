@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
+import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
@@ -15,6 +16,7 @@ type IngestFlags = {
   symbol?: string;
   resolution?: string;
   table?: string;
+  greeksUnits?: string;
   skipInvalid?: boolean;
   rejects: string;
   memoryLimit?: string;
@@ -38,6 +40,10 @@ export function registerIngest(program: Command): void {
     .option('--symbol <ticker>', 'symbol of a bar file whose rows and name do not say it')
     .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
     .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
+    .option(
+      '--greeks-units <units>',
+      'units of vendor IV and Greeks (hod, lean-option-universe): auto (detected per file), none, store, per-year, or e.g. theta=365,vega=100',
+    )
     .option('--skip-invalid', 'commit the valid rows and write the refused ones, with reasons, to --rejects')
     .option(
       '--rejects <file>',
@@ -61,6 +67,7 @@ export function registerIngest(program: Command): void {
             .join(', ')})`,
         );
       }
+      parseGreeksUnits(flags.greeksUnits); // a bad statement is a usage error before any work
       if (flags.memoryLimit !== undefined && !MEMORY_SIZE.test(flags.memoryLimit)) {
         throw new UsageError(
           `--memory-limit must be a size such as 4GB or 512MB, not '${flags.memoryLimit}'`,
@@ -102,6 +109,7 @@ export function registerIngest(program: Command): void {
           ...(flags.symbol === undefined ? {} : { symbol: flags.symbol }),
           ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
           ...(flags.table === undefined ? {} : { table: flags.table }),
+          ...(flags.greeksUnits === undefined ? {} : { greeksUnits: flags.greeksUnits }),
           ...(flags.skipInvalid ? { skipInvalid: true } : {}),
           onProgress: (done: number, total?: number) => progress.update(done, total),
           hashes,

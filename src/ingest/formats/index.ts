@@ -29,6 +29,11 @@ export type StageOptions = {
   readonly tables?: Partial<Record<TableName, string>>;
   /** A mapping: the path of a JSON file, or inline JSON (formats `csv`, `candles`). */
   readonly mapping?: string;
+  /**
+   * The units of a file's vendor IV and Greeks (format `hod`, `lean-option-universe`): `auto` (detected per
+   * file, the default), `none`, or divisors such as `theta=365,vega=100` (see `../greek-units.ts`).
+   */
+  readonly greeksUnits?: string;
   /** Keep going past a bad row or body: report it as a reject instead of failing. */
   readonly skipInvalid?: boolean;
   /**

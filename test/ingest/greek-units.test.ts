@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { detectGreekUnits, type EvidenceRow, parseGreeksUnits } from '../../src/ingest/greek-units.js';
+
+describe('--greeks-units', () => {
+  it('reads auto, none, presets and greek=divisor pairs, later items winning', () => {
+    expect(parseGreeksUnits(undefined)).toEqual({ kind: 'detect', stated: {} });
+    expect(parseGreeksUnits('auto')).toEqual({ kind: 'detect', stated: {} });
+    expect(parseGreeksUnits('none')).toEqual({ kind: 'none' });
+    expect(parseGreeksUnits('theta=365, vega=100')).toEqual({
+      kind: 'detect',
+      stated: { theta: 365, vega: 100 },
+    });
+    expect(parseGreeksUnits('per-year,gamma=100')).toEqual({
+      kind: 'detect',
+      stated: { iv: 1, delta: 1, gamma: 100, theta: 365, vega: 100 },
+    });
+    expect(parseGreeksUnits('store')).toEqual({
+      kind: 'detect',
+      stated: { iv: 1, delta: 1, gamma: 1, theta: 1, vega: 1 },
+    });
+    for (const bad of ['rho=1', 'theta=0', 'theta', 'yearly']) {
+      expect(() => parseGreeksUnits(bad)).toThrow(UsageError);
+    }
+  });
+});
+
+describe('Greek unit detection', () => {
+  // Near-money rows of a 30-day chain on a $100 stock at 20% volatility, in the store's units (Black–Scholes
+  // at a zero rate, rounded as vendors print them).
+  const rows: EvidenceRow[] = [95, 97.5, 100, 102.5, 105].flatMap((strike) =>
+    (['call', 'put'] as const).map((side) => {
+      const [spot, days, vol] = [100, 30, 0.2];
+      const t = days / 365;
+      const d1 = (Math.log(spot / strike) + (vol * vol * t) / 2) / (vol * Math.sqrt(t));
+      const pdf = Math.exp((-d1 * d1) / 2) / Math.sqrt(2 * Math.PI);
+      const cdf = (x: number) => 0.5 * (1 + Math.tanh(0.7978845608 * (x + 0.044715 * x ** 3)));
+      const d2 = d1 - vol * Math.sqrt(t);
+      const call = spot * cdf(d1) - strike * cdf(d2);
+      return {
+        side,
+        spot,
+        strike,
+        days,
+        price: side === 'call' ? call : call - spot + strike,
+        iv: vol,
+        delta: side === 'call' ? cdf(d1) : cdf(d1) - 1,
+        gamma: pdf / (spot * vol * Math.sqrt(t)),
+        theta: -(spot * pdf * vol) / (2 * Math.sqrt(t)) / 365,
+        vega: (spot * pdf * Math.sqrt(t)) / 100,
+      };
+    }),
+  );
+  const printed = (divisors: Record<string, number>) =>
+    rows.map((r) => ({
+      ...r,
+      iv: r.iv! * (divisors['iv'] ?? 1),
+      delta: r.delta! * (divisors['delta'] ?? 1),
+      gamma: r.gamma! * (divisors['gamma'] ?? 1),
+      theta: r.theta! * (divisors['theta'] ?? 1),
+      vega: r.vega! * (divisors['vega'] ?? 1),
+    }));
+  const divisors = (found: ReturnType<typeof detectGreekUnits>) =>
+    Object.fromEntries(Object.entries(found).map(([greek, d]) => [greek, d.divisor]));
+
+  it('finds each known convention', () => {
+    for (const convention of [
+      {},
+      { theta: 365, vega: 100 },
+      { gamma: 100, theta: 100 },
+      { iv: 100, delta: 100, gamma: 100, theta: 100, vega: 100 },
+    ]) {
+      expect(divisors(detectGreekUnits(printed(convention)))).toEqual({
+        iv: 1,
+        delta: 1,
+        gamma: 1,
+        theta: 1,
+        vega: 1,
+        ...convention,
+      });
+    }
+  });
+
+  it('establishes nothing it cannot: a unit between two known ones, or no near-money rows', () => {
+    expect(detectGreekUnits(printed({ theta: 30 })).theta.divisor).toBeUndefined();
+    expect(detectGreekUnits(printed({ theta: 190 })).theta.divisor).toBeUndefined();
+    expect(divisors(detectGreekUnits(rows.map((r) => ({ ...r, days: 400 }))))).toEqual({
+      iv: undefined,
+      delta: undefined,
+      gamma: undefined,
+      theta: undefined,
+      vega: undefined,
+    });
+  });
+
+  it('takes a stated divisor as it is, and compares the Greeks at a stated IV', () => {
+    const found = detectGreekUnits(printed({ iv: 100, theta: 365 }), { iv: 100, vega: 7 });
+    expect(divisors(found)).toEqual({ iv: 100, delta: 1, gamma: 1, theta: 365, vega: 7 });
+  });
+});
