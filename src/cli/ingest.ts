@@ -37,7 +37,10 @@ export function registerIngest(program: Command): void {
     .requiredOption('--store <dir>', 'store directory')
     .requiredOption('--format <name>', 'source format (see below)')
     .option('--mapping <file|preset|json>', 'column mapping for the csv and candles formats')
-    .option('--symbol <ticker>', 'symbol of a bar file whose rows and name do not say it')
+    .option(
+      '--symbol <ticker>',
+      'symbol of a bar file, or root of a Lean option universe file, when its rows and path do not say it',
+    )
     .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
     .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
     .option(

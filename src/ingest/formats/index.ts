@@ -11,6 +11,7 @@ import { arrowFormat, parquetFormat } from './canonical.js';
 import { cboeEodFormat } from './cboe-eod.js';
 import { csvMappingFormat } from './csv-mapping.js';
 import { hodFormat } from './hod.js';
+import { leanOptionUniverseFormat } from './lean-option-universe.js';
 import { marketDataJsonFormat } from './marketdata-json.js';
 import { leanFactorsFormat } from './splits.js';
 
@@ -83,6 +84,7 @@ export function ingestFormats(): readonly IngestFormat[] {
     cboeEodFormat,
     marketDataJsonFormat,
     csvMappingFormat,
+    leanOptionUniverseFormat,
     candlesFormat,
     leanFactorsFormat,
     parquetFormat,
