@@ -28,7 +28,7 @@ const MEMORY_SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 /** `pitchain ingest`: stages files in one format, validates them, and commits them as one new version. */
 export function registerIngest(program: Command): void {
   const formats = ingestFormats()
-    .map((f) => `  ${f.name.padEnd(16)} ${f.description}`)
+    .map((f) => `  ${f.name.padEnd(21)} ${f.description}`)
     .join('\n');
   program
     .command('ingest')
@@ -59,7 +59,8 @@ export function registerIngest(program: Command): void {
     )
     .addHelpText(
       'after',
-      `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.`,
+      `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
+        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.',
     )
     .action(async (files: string[], flags: IngestFlags) => {
       const format = formatNamed(flags.format);
