@@ -1,6 +1,13 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { registerIngest } from '../../src/cli/ingest.js';
 import { UsageError } from '../../src/errors.js';
 import { detectGreekUnits, type EvidenceRow, parseGreeksUnits } from '../../src/ingest/greek-units.js';
+import { StoreReader } from '../../src/store/store.js';
+import { sharedData } from '../helpers/paths.js';
 
 describe('--greeks-units', () => {
   it('reads auto, none, presets and greek=divisor pairs, later items winning', () => {
@@ -96,5 +103,45 @@ describe('Greek unit detection', () => {
   it('takes a stated divisor as it is, and compares the Greeks at a stated IV', () => {
     const found = detectGreekUnits(printed({ iv: 100, theta: 365 }), { iv: 100, vega: 7 });
     expect(divisors(found)).toEqual({ iv: 100, delta: 1, gamma: 1, theta: 365, vega: 7 });
+  });
+});
+
+describe('pitchain ingest --greeks-units', () => {
+  const L3 = sharedData('options/hod_L3_A_2016-01-05.csv');
+  const ingest = async (...args: string[]) => {
+    const program = new Command().exitOverride();
+    registerIngest(program);
+    const write = process.stdout.write;
+    process.stdout.write = () => true; // the summary table
+    try {
+      await program.parseAsync(['ingest', ...args], { from: 'user' });
+    } finally {
+      process.stdout.write = write;
+    }
+  };
+
+  it('passes the statement to the format, and refuses a bad one before any work', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-greeks-units-'));
+    try {
+      const store = path.join(dir, 'store');
+      await expect(
+        ingest('--store', store, '--format', 'hod', '--greeks-units', 'yearly', L3),
+      ).rejects.toThrow(UsageError);
+      await expect(fs.access(store)).rejects.toThrow();
+      await ingest('--store', store, '--format', 'hod', '--greeks-units', 'none', L3);
+      const reader = await StoreReader.open(store);
+      try {
+        expect(await reader.sql.value('SELECT count(*) FROM option_quotes')).toBe(208);
+        expect(
+          await reader.sql.value(
+            'SELECT count(*) FROM option_quotes WHERE coalesce(iv, delta, gamma, theta, vega) IS NOT NULL',
+          ),
+        ).toBe(0);
+      } finally {
+        reader.close();
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
