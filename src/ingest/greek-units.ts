@@ -96,6 +96,8 @@ const MAX_LOG_MONEYNESS = 0.25;
 /** Expirations closer than this are too noisy, further ones depend on rates: both are left out. */
 const MIN_DAYS = 5;
 const MAX_DAYS = 180;
+/** Below this an IV is a placeholder (Lean prints 0.0000001 for a contract it could not fit), not evidence. */
+const MIN_IV = 0.001;
 /** The data lines of a file that detection reads (from its start), and the near-money rows it keeps. */
 const SAMPLE_LINES = 100_000;
 const SAMPLE_ROWS = 2_000;
@@ -195,7 +197,7 @@ export function detectGreekUnits(
       r.days <= MAX_DAYS &&
       Math.abs(Math.log(r.strike / r.spot)) <= MAX_LOG_MONEYNESS &&
       r.iv !== null &&
-      r.iv > 0,
+      r.iv >= MIN_IV,
   );
   // IV: the reading (fraction or percent) whose Black–Scholes prices are nearest the file's own prices,
   // on out-of-the-money rows: their price is all time value, which the IV alone decides (an in-the-money

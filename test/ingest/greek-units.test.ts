@@ -100,6 +100,11 @@ describe('Greek unit detection', () => {
     });
   });
 
+  it('does not take a placeholder IV (Lean prints 0.0000001) as evidence', () => {
+    const placeholders = rows.map((r) => ({ ...r, iv: 0.0000001 }));
+    expect(detectGreekUnits(placeholders).iv).toEqual({ divisor: undefined, rows: 0, ratio: undefined });
+  });
+
   it('takes a stated divisor as it is, and compares the Greeks at a stated IV', () => {
     const found = detectGreekUnits(printed({ iv: 100, theta: 365 }), { iv: 100, vega: 7 });
     expect(divisors(found)).toEqual({ iv: 100, delta: 1, gamma: 1, theta: 365, vega: 7 });
