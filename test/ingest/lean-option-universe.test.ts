@@ -186,6 +186,33 @@ describe('lean-option-universe', () => {
     }
   });
 
+  it('reads Lean’s symbol layout (symbol_id,symbol_value,…), with or without its header, to the same rows', async () => {
+    // The fixture rewritten as Lean now writes universes: the OSI ticker (root padded to six) names each
+    // contract and the underlying's row carries its ticker. Symbol ids are made up (they are not read).
+    const [, underlying, ...contracts] = readFileSync(FILE, 'utf8').trimEnd().split('\n');
+    const rows = [
+      ['SPY X0000000001', 'SPY', ...underlying!.split(',').slice(3)].join(','),
+      ...contracts.map((line, i) => {
+        const [expiry, strike, right, ...rest] = line.split(',');
+        const osi = `${'SPY'.padEnd(6)}${expiry!.slice(2)}${right}${String(Number(strike) * 1000).padStart(8, '0')}`;
+        return [`SPY X${String(i + 2).padStart(10, '0')}`, osi, ...rest].join(',');
+      }),
+    ];
+    const header =
+      '#symbol_id,symbol_value,open,high,low,close,volume,open_interest,implied_volatility,delta,gamma,vega,theta,rho';
+    const quotes = (sql: SqlSession) =>
+      sql.columns('SELECT * EXCLUDE (_line, _reject) FROM option_quotes ORDER BY option_symbol');
+    const oi = (sql: SqlSession) =>
+      sql.columns('SELECT * EXCLUDE (_line, _reject) FROM open_interest ORDER BY option_symbol');
+    const expected = await staged(FILE, {}, async (sql) => [await quotes(sql), await oi(sql)]);
+    expect(expected.map((table) => table.columns[0]!.length)).toEqual([21, 18]);
+    for (const lines of [[header, ...rows], rows]) {
+      const file = await copy('20240104.csv', () => lines);
+      // No --symbol and no Lean folder: the contracts name their root, the underlying's row its ticker.
+      expect(await staged(file, {}, async (sql) => [await quotes(sql), await oi(sql)])).toEqual(expected);
+    }
+  });
+
   it('answers the chain without bid, ask, mid or last, once the file is known', async () => {
     const store = path.join(dir, 'store');
     const tx = await WriteTransaction.begin(store, { create: true });
