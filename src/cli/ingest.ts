@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
+import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
@@ -15,6 +16,7 @@ type IngestFlags = {
   symbol?: string;
   resolution?: string;
   table?: string;
+  greeksUnits?: string;
   skipInvalid?: boolean;
   rejects: string;
   memoryLimit?: string;
@@ -26,7 +28,7 @@ const MEMORY_SIZE = /^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 /** `pitchain ingest`: stages files in one format, validates them, and commits them as one new version. */
 export function registerIngest(program: Command): void {
   const formats = ingestFormats()
-    .map((f) => `  ${f.name.padEnd(16)} ${f.description}`)
+    .map((f) => `  ${f.name.padEnd(21)} ${f.description}`)
     .join('\n');
   program
     .command('ingest')
@@ -35,9 +37,16 @@ export function registerIngest(program: Command): void {
     .requiredOption('--store <dir>', 'store directory')
     .requiredOption('--format <name>', 'source format (see below)')
     .option('--mapping <file|preset|json>', 'column mapping for the csv and candles formats')
-    .option('--symbol <ticker>', 'symbol of a bar file whose rows and name do not say it')
+    .option(
+      '--symbol <ticker>',
+      'symbol of a bar file, or root of a Lean option universe file, when its rows and path do not say it',
+    )
     .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
     .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
+    .option(
+      '--greeks-units <units>',
+      'units of vendor IV and Greeks (hod, lean-option-universe): auto (detected per file), none, store, per-year, or e.g. theta=365,vega=100',
+    )
     .option('--skip-invalid', 'commit the valid rows and write the refused ones, with reasons, to --rejects')
     .option(
       '--rejects <file>',
@@ -50,7 +59,8 @@ export function registerIngest(program: Command): void {
     )
     .addHelpText(
       'after',
-      `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.`,
+      `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
+        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.',
     )
     .action(async (files: string[], flags: IngestFlags) => {
       const format = formatNamed(flags.format);
@@ -61,6 +71,7 @@ export function registerIngest(program: Command): void {
             .join(', ')})`,
         );
       }
+      parseGreeksUnits(flags.greeksUnits); // a bad statement is a usage error before any work
       if (flags.memoryLimit !== undefined && !MEMORY_SIZE.test(flags.memoryLimit)) {
         throw new UsageError(
           `--memory-limit must be a size such as 4GB or 512MB, not '${flags.memoryLimit}'`,
@@ -102,6 +113,7 @@ export function registerIngest(program: Command): void {
           ...(flags.symbol === undefined ? {} : { symbol: flags.symbol }),
           ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
           ...(flags.table === undefined ? {} : { table: flags.table }),
+          ...(flags.greeksUnits === undefined ? {} : { greeksUnits: flags.greeksUnits }),
           ...(flags.skipInvalid ? { skipInvalid: true } : {}),
           onProgress: (done: number, total?: number) => progress.update(done, total),
           hashes,

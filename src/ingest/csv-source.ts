@@ -242,6 +242,25 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
   }
 }
 
+/**
+ * A query over a CSV file's records as text (columns `c1…cN`, VARCHAR; records DuckDB cannot split are
+ * skipped), optionally only its first `limit`, with its parameters: for a look at the data before it is
+ * staged.
+ */
+export function csvRecordsSql(
+  source: CsvSource,
+  limit?: number,
+): { readonly sql: string; readonly params: readonly SqlValue[] } {
+  const columns = Array.from({ length: source.columns }, (_, i) => `${quoteLiteral(`c${i + 1}`)}: 'VARCHAR'`);
+  const skip = source.headerLine > 1 ? `skip = ${source.headerLine - 1}, ` : '';
+  return {
+    sql: `SELECT * FROM read_csv($1, ${skip}header = ${source.headerLine > 0}, columns = {${columns.join(', ')}},
+            auto_detect = false, delim = $2, quote = '"', escape = '"', ignore_errors = true)
+          ${limit === undefined ? '' : `LIMIT ${Math.trunc(limit)}`}`,
+    params: [source.file, source.delimiter ?? ','],
+  };
+}
+
 /** The table side of `readCsvTyped`. */
 export type CsvTypedInsert = {
   /** An empty table to INSERT into; it has `_line` and `_reject`. */

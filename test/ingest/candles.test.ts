@@ -123,29 +123,37 @@ describe('candles', () => {
     ]);
   });
 
-  it('keeps the regular-hours Lean minute bars, which add up to the Lean daily bar', async () => {
+  it('keeps every Lean minute bar, extended hours too; the regular-hours ones add up to the Lean daily bar', async () => {
     const result = await candlesFormat.stage(sql, minuteFile('20131004'), {});
     expect(result).toEqual({ rows: 711, rejects: [] });
+    // 321 pre- and post-market bars beside the 390 of the regular session, for the endpoint's `extended`.
     expect(
       await sql.all(
-        `SELECT symbol, resolution, session_date, count(*) AS n, min(t) AS first, max(t) AS last FROM stock_bars GROUP BY ALL`,
+        `SELECT symbol, resolution, session_date, count(*) AS n, min(t) AS first, max(t) AS last,
+                count(*) FILTER (WHERE t >= to_timestamp($open) AND t < to_timestamp($close)) AS regular
+         FROM stock_bars GROUP BY ALL`,
+        { open: etWallToSeconds('2013-10-04', '09:30'), close: etWallToSeconds('2013-10-04', '16:00') },
       ),
     ).toEqual([
       {
         symbol: 'SPY',
         resolution: '1',
         session_date: '2013-10-04',
-        n: 390,
-        first: etWallToSeconds('2013-10-04', '09:30'),
-        last: etWallToSeconds('2013-10-04', '15:59'),
+        n: 711,
+        first: etWallToSeconds('2013-10-04', '04:06'),
+        last: etWallToSeconds('2013-10-04', '19:59'),
+        regular: 390,
       },
     ]);
     for (const day of MINUTE_DAYS.slice(1)) await candlesFormat.stage(sql, minuteFile(day), {});
     await candlesFormat.stage(sql, SPY_DAILY, {});
     const aggregate = await sql.all(
       `WITH m AS (
-         SELECT session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c, sum(v) AS v
-         FROM stock_bars WHERE resolution = '1' GROUP BY session_date)
+         SELECT b.session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c, sum(v) AS v
+         FROM stock_bars b
+         WHERE resolution = '1' AND timezone('America/New_York', t)::TIME >= TIME '09:30'
+           AND timezone('America/New_York', t)::TIME < TIME '16:00'
+         GROUP BY b.session_date)
        SELECT m.session_date, m.o = d.o AS open, m.c = d.c AS close, m.v = d.v AS volume, m.h - d.h AS high_diff, m.l - d.l AS low_diff
        FROM m JOIN stock_bars d ON d.resolution = 'D' AND d.session_date = m.session_date ORDER BY m.session_date`,
     );
@@ -160,12 +168,12 @@ describe('candles', () => {
     ]);
   });
 
-  it('keeps extended-hours minute bars when the mapping says so', async () => {
+  it('keeps regular-hours minute bars only when the mapping says so', async () => {
     await candlesFormat.stage(sql, minuteFile('20131004'), {
-      mapping: '{"preset": "lean-minute", "regularHoursOnly": false}',
+      mapping: '{"preset": "lean-minute", "regularHoursOnly": true}',
     });
     expect(await sql.all('SELECT count(*) AS n, min(t) AS first, max(t) AS last FROM stock_bars')).toEqual([
-      { n: 711, first: etWallToSeconds('2013-10-04', '04:06'), last: etWallToSeconds('2013-10-04', '19:59') },
+      { n: 390, first: etWallToSeconds('2013-10-04', '09:30'), last: etWallToSeconds('2013-10-04', '15:59') },
     ]);
   });
 

@@ -188,7 +188,11 @@ describe('hod quirks', () => {
   it('lets the OCC symbol win over a Saturday expiration (Friday, or Thursday before Good Friday)', async () => {
     const sql = await SqlSession.open();
     try {
-      const result = await stageFiles(sql, [fixture('hod_l2_saturday.csv')], 'hod', { skipInvalid: true });
+      // Made-up Greeks, in the store's units, on too few rows to detect them by.
+      const result = await stageFiles(sql, [fixture('hod_l2_saturday.csv')], 'hod', {
+        skipInvalid: true,
+        greeksUnits: 'store',
+      });
       expect(result.rejects).toEqual([
         {
           file: fixture('hod_l2_saturday.csv'),
@@ -228,7 +232,7 @@ describe('hod quirks', () => {
       const sql = await SqlSession.open();
       try {
         const reads = noteReads(sql);
-        const result = await stageFiles(sql, [file], 'hod');
+        const result = await stageFiles(sql, [file], 'hod', { greeksUnits: 'store' });
         return {
           reads,
           result: { rejects: result.rejects, rows: result.rows, uniqueKeys: result.uniqueKeys },
@@ -392,5 +396,152 @@ describe('hod on several threads (16 MiB of input or more)', () => {
         ),
       ).toBe(0);
     });
+  });
+});
+
+describe('hod Greek units, established per file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-hod-units-'));
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  /** The SPXW file's first `sessions` sessions, with gamma, theta and vega rewritten by `rewrite`. */
+  const variant = async (
+    name: string,
+    rewrite: (greeks: { gamma: number; theta: number; vega: number }) => string[],
+    sessions = 3,
+  ) => {
+    const [header, ...rows] = readFileSync(SPXW, 'utf8').split('\r\n');
+    const dates = [...new Set(rows.filter((r) => r !== '').map((r) => r.split(',')[7]))].slice(0, sessions);
+    const lines = rows
+      .filter((row) => dates.includes(row.split(',')[7]))
+      .map((row) => {
+        const cells = row.split(',');
+        const [gamma, theta, vega] = [16, 17, 18].map((i) => Number(cells[i]));
+        cells.splice(16, 3, ...rewrite({ gamma: gamma!, theta: theta!, vega: vega! }));
+        return cells.join(',');
+      });
+    const file = path.join(dir, name);
+    await fs.writeFile(file, `${[header, ...lines].join('\r\n')}\r\n`);
+    return file;
+  };
+  const greeks = async (file: string, options: { greeksUnits?: string } = {}) => {
+    const sql = await SqlSession.open();
+    try {
+      await stageFiles(sql, [file], 'hod', options);
+      return await sql.columns(
+        'SELECT option_symbol, session_date, iv, delta, gamma, theta, vega FROM option_quotes ORDER BY _line',
+      );
+    } finally {
+      sql.close();
+    }
+  };
+
+  it('stores a file printing gamma ×100 and theta per day ×100 as the SPXW file in its own units', async () => {
+    // The SPXW sample prints gamma per $1, theta per year and vega per 1.00 of volatility; this vintage
+    // prints gamma ×100, theta per day ×100, and vega per volatility point.
+    const vintage = await variant('x100.csv', ({ gamma, theta, vega }) => [
+      (gamma * 100).toFixed(4),
+      ((theta / 365) * 100).toFixed(6),
+      (vega / 100).toFixed(6),
+    ]);
+    const original = await variant('original.csv', ({ gamma, theta, vega }) => [
+      String(gamma),
+      String(theta),
+      String(vega),
+    ]);
+    const [got, want] = [await greeks(vintage), await greeks(original)];
+    expect(got.columns[0]).toHaveLength(990);
+    expect(got.columns.slice(0, 4)).toEqual(want.columns.slice(0, 4));
+    for (const column of [4, 5, 6]) {
+      const off = got.columns[column]!.map((v, i) =>
+        Math.abs((v as number) - (want.columns[column]![i] as number)),
+      );
+      expect(Math.max(...off)).toBeLessThanOrEqual(1e-6);
+    }
+    // The ATM call of the first test: 0.0084 per $1, −139.5025 / 365 per day, 299.5682 / 100 per point.
+    const i = want.columns[0]!.findIndex(
+      (s, n) => s === 'SPXW180131C02700000' && want.columns[1]![n] === '2018-01-02',
+    );
+    expect([4, 5, 6].map((c) => got.columns[c]![i])).toEqual([0.0084, -0.382199, 2.995682]);
+  });
+
+  it('takes the units stated with greeksUnits, and stores no vendor Greeks with none', async () => {
+    const file = await variant('stated.csv', ({ gamma, theta, vega }) => [
+      String(gamma),
+      String(theta),
+      String(vega),
+    ]);
+    // Stated wrongly on purpose: a statement is taken as it is.
+    const stated = await greeks(file, { greeksUnits: 'iv=1,delta=1,gamma=1,theta=1,vega=1' });
+    expect(stated.columns[5]).toContain(-139.5025);
+    const none = await greeks(file, { greeksUnits: 'none' });
+    expect(new Set(none.columns.slice(2).flat())).toEqual(new Set([null]));
+  });
+
+  it('refuses a file whose Greeks fit no known unit, naming the file and the columns', async () => {
+    const file = await variant('tenfold.csv', ({ gamma, theta, vega }) => [
+      String(gamma),
+      ((theta / 365) * 10).toFixed(6),
+      String(vega),
+    ]);
+    const error = await greeks(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IngestError);
+    expect(error).toMatchObject({ file, line: undefined });
+    expect((error as IngestError).reason).toMatch(
+      /^cannot establish the units of theta \(theta: 9\.\d× Black–Scholes on \d+ near-money rows fits no known unit\); state them with --greeks-units/,
+    );
+    // Stating the one column it cannot establish is enough.
+    expect((await greeks(file, { greeksUnits: 'theta=10' })).columns[5]).toContain(-0.382199);
+  });
+
+  it('refuses Greeks it has no near-money row to judge by, unless they are all empty or zero', async () => {
+    // Deep in-the-money calls only: nothing to compare with Black–Scholes.
+    const deep = (name: string, zero: boolean) =>
+      variant(name, ({ gamma, theta, vega }) =>
+        zero ? ['0', '0', '0'] : [String(gamma), String(theta), String(vega)],
+      ).then(async (file) => {
+        const [header, ...rows] = readFileSync(file, 'utf8').split('\r\n');
+        const kept = rows.filter((r) => r.includes(',call,') && Number(r.split(',')[8]) <= 2000);
+        await fs.writeFile(file, `${[header, ...kept].join('\r\n')}\r\n`);
+        return file;
+      });
+    const printed = await deep('deep.csv', false);
+    // Their gamma and vega print as 0, which any unit stores right; IV, delta and theta do not.
+    await expect(greeks(printed)).rejects.toThrow(
+      "cannot establish the units of iv, delta, theta (iv: no near-money rows to compare; delta: the IV's units are unknown; theta: the IV's units are unknown)",
+    );
+    const zero = await deep('deep-zero.csv', true);
+    const zeroed = readFileSync(zero, 'utf8')
+      .split('\r\n')
+      .map((row, i) => (i === 0 || row === '' ? row : row.replace(/,[^,]*,[^,]*,0,0,0,/, ',,0,0,0,0,')));
+    await fs.writeFile(zero, zeroed.join('\r\n'));
+    const staged = await greeks(zero);
+    expect(new Set(staged.columns[4])).toEqual(new Set([0]));
+  });
+
+  it('detects the units the real files print: SPXW L2 per year and per 1.00, A L3 in the store units', async () => {
+    const sample = async (file: string) => {
+      const [header, ...rows] = readFileSync(file, 'utf8')
+        .replace(/^\uFEFF/, '')
+        .split(/\r?\n/);
+      const names = header!.split(',').map((n) => n.trim().toLowerCase());
+      return { names, rows: rows.filter((r) => r !== '').map((r) => r.split(',')) };
+    };
+    // The stored values are the printed ones divided by what was detected.
+    for (const [file, divisors] of [
+      [SPXW, { gamma: 1, theta: 365, vega: 100 }],
+      [L3, { gamma: 1, theta: 1, vega: 1 }],
+    ] as const) {
+      const { names, rows } = await sample(file);
+      const staged = await greeks(file);
+      for (const greek of ['gamma', 'theta', 'vega'] as const) {
+        const printed = rows.map((r) => Number(r[names.indexOf(greek)]));
+        const stored = staged.columns[['gamma', 'theta', 'vega'].indexOf(greek) + 4] as number[];
+        const off = stored.map((v, i) => Math.abs(v - printed[i]! / divisors[greek]));
+        expect(Math.max(...off), `${greek} of ${path.basename(file)}`).toBeLessThanOrEqual(5e-7);
+      }
+    }
   });
 });

@@ -121,7 +121,8 @@ describe('stageFiles', () => {
       const ingest = async (files: string[]) => {
         const store = path.join(dir, files.map((f) => path.basename(f, '.csv')).join('-'));
         const tx = await WriteTransaction.begin(store, { create: true });
-        await commitStaged(tx, await stageFiles(tx.sql, files, 'hod'));
+        // Deep in-the-money rows only: nothing to detect the Greek units by, so they are stated.
+        await commitStaged(tx, await stageFiles(tx.sql, files, 'hod', { greeksUnits: 'per-year' }));
         const reader = await StoreReader.open(store);
         try {
           return await reader.sql.all(

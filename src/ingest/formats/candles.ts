@@ -80,7 +80,11 @@ export const CandlesMappingSchema = z
 /** A validated `candles` mapping. */
 export type CandlesMapping = z.output<typeof CandlesMappingSchema>;
 
-/** The built-in mappings: Lean daily (`lean_daily_spy_…csv`, `spy.csv`) and minute (`20131004_spy_minute_trade.csv`) files. */
+/**
+ * The built-in mappings: Lean daily (`lean_daily_spy_…csv`, `spy.csv`) and minute
+ * (`20131004_spy_minute_trade.csv`) files. Lean minute files hold 04:00–20:00 ET; every bar is kept, and
+ * the candles endpoint's `extended` parameter decides whether pre- and post-market bars are answered.
+ */
 export const CANDLE_PRESETS = {
   lean: {
     header: false,
@@ -98,7 +102,6 @@ export const CANDLE_PRESETS = {
     time: 'ms-since-midnight',
     priceScale: 10_000,
     resolution: '1',
-    regularHoursOnly: true,
   },
 } as const satisfies Record<string, z.input<typeof CandlesMappingSchema>>;
 

@@ -211,8 +211,11 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
   const number = 'a number';
   const count = 'a whole number';
   const dateExpect = `a date in the format ${mapping.dateFormat}`;
-  const dateFormat = bind(mapping.dateFormat);
-  const dateSql = (raw: string): string => `CAST(try_strptime(${raw}, ${dateFormat}) AS DATE)`;
+  let dateFormat: string | undefined;
+  const dateSql = (raw: string): string => {
+    dateFormat ??= bind(mapping.dateFormat);
+    return `CAST(try_strptime(${raw}, ${dateFormat}) AS DATE)`;
+  };
   const scaled = (spec: ColumnSpec, price: boolean): string | undefined => {
     const factor = scaleOf(spec) ?? (price && mapping.priceScale !== 1 ? 1 / mapping.priceScale : undefined);
     return factor === undefined ? undefined : bind(factor);
@@ -279,7 +282,13 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
   }
   if (mapping.underlying !== undefined)
     add('underlying', mapping.underlying, (r) => `upper(trim(${r}))`, { required: true });
-  const timeZone = bind(mapping.timeZone);
+  // Bound on first use: DuckDB refuses a statement with a parameter it does not use (`quoteTime: "close"`
+  // and a zoned or unix quote-time column need no zone).
+  let zone: string | undefined;
+  const timeZone = (): string => {
+    zone ??= bind(mapping.timeZone);
+    return zone;
+  };
   const quoteTime = mapping.quoteTime;
   if (typeof quoteTime === 'object') {
     const sqlOf =
@@ -287,7 +296,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
         ? (r: string) => `to_timestamp(TRY_CAST(${r} AS DOUBLE))`
         : /%[zZ]/.test(quoteTime.format)
           ? (r: string) => `CAST(try_strptime(${r}, ${bind(quoteTime.format)}) AS TIMESTAMPTZ)`
-          : (r: string) => `timezone(${timeZone}, try_strptime(${r}, ${bind(quoteTime.format)}))`;
+          : (r: string) => `timezone(${timeZone()}, try_strptime(${r}, ${bind(quoteTime.format)}))`;
     add('quote_time', quoteTime.column, sqlOf, {
       expect: `a time in the format ${quoteTime.format}`,
       required: true,
@@ -320,7 +329,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
       ? 'r.quote_time'
       : quoteTime === 'close'
         ? 'NULL'
-        : `timezone(${timeZone}, ${sessionSql} + CAST(${bind(quoteTime)} AS TIME))`;
+        : `timezone(${timeZone()}, ${sessionSql} + CAST(${bind(quoteTime)} AS TIME))`;
   const column = (name: string): string => (has(name) ? `r.${q(name)}` : 'NULL');
   const last =
     mapping.lastZeroIsNoTrade && has('last')

@@ -15,9 +15,14 @@
  * carries. The underlying is `underlyingOfRoot` of the underlying column (SPXW → SPX). Bid/ask 0/0 is kept
  * ("no market"); `last` 0 with volume 0 means no trade and is stored as NULL. Vendor IV and Greeks go to
  * the vendor columns; a value the store's DECIMAL(10,6) cannot hold (|x| ≥ 10000, NaN, ±inf) is stored as
- * NULL. L3 `IVMean` is the IV; `IVBid`, `IVAsk`, `Flags` and `AKA` are not kept. L2 files print theta per
- * year and vega per 1.00 of volatility (an ATM SPXW call 22 days out: theta −501, vega 251); they are
- * divided by 365 and 100 into the service's units (per day, per volatility point), which L3 already uses.
+ * NULL. L3 `IVMean` is the IV; `IVBid`, `IVAsk`, `Flags` and `AKA` are not kept.
+ *
+ * Greek units differ between files of one layout, so they are established per file (`../greek-units.ts`):
+ * detected against Black–Scholes on the file's near-money rows unless `--greeks-units` states them, and the
+ * file is refused when a Greek's units cannot be established. The SPXW L2 sample prints gamma per $1,
+ * theta per year and vega per 1.00 of volatility (an ATM call 29 days out: theta −139.5, vega 299.6); the
+ * A L3 sample prints the store's units (gamma per $1, theta per day, vega per volatility point); other
+ * vintages print gamma and theta ×100.
  */
 import { IngestError } from '../../errors.js';
 import { indexRoots, underlyingOfRoot } from '../../market-time/index.js';
@@ -27,6 +32,7 @@ import {
   type CsvField,
   type CsvSource,
   columnIndex,
+  csvRecordsSql,
   decimalSql,
   greekSql,
   integerSql,
@@ -36,6 +42,13 @@ import {
   readCsvInto,
   readCsvTyped,
 } from '../csv-source.js';
+import {
+  dividedSql,
+  establishGreekUnits,
+  GREEKS,
+  type GreekDivisors,
+  parseGreeksUnits,
+} from '../greek-units.js';
 import { anyRowRefused } from '../validate.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
 
@@ -180,6 +193,7 @@ async function stageClean(
   source: CsvSource,
   layout: Layout,
   positions: Readonly<Record<string, number>>,
+  divisors: GreekDivisors,
   options: StageOptions,
 ): Promise<StageResult | undefined> {
   const c = (key: string): string => rawColumn(positions[key]!);
@@ -240,11 +254,7 @@ async function stageClean(
         last: `CASE WHEN ${c('last')} = 0 AND coalesce(${count('volume')}, 0) = 0 THEN NULL ELSE ${c('last')} END`,
         volume: count('volume'),
         underlying_price: c('underlyingPrice'),
-        iv: greekSql(c('iv')),
-        delta: greekSql(c('delta')),
-        gamma: greekSql(c('gamma')),
-        theta: greekSql(hasNext ? c('theta') : `${c('theta')} / 365`),
-        vega: greekSql(hasNext ? c('vega') : `${c('vega')} / 100`),
+        ...vendorColumns(divisors, c),
         _oi: count('oi'),
         ...(hasNext ? { _oi_next: count('oiNext') } : {}),
         _expiration: c('expiration'),
@@ -330,7 +340,8 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     headerLine: header.line,
     ...(options.scan === undefined ? {} : { scan: options.scan }),
   };
-  const quick = await stageClean(sql, source, layout, positions, options);
+  const divisors = await greekDivisors(sql, file, source, positions, options);
+  const quick = await stageClean(sql, source, layout, positions, divisors, options);
   if (quick !== undefined) return quick;
   const field = (
     name: string,
@@ -434,12 +445,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
         last: 'CASE WHEN r.last = 0 AND coalesce(r.volume, 0) = 0 THEN NULL ELSE r.last END',
         volume: 'r.volume',
         underlying_price: 'r.underlying_price',
-        iv: greekSql('r.iv'),
-        delta: greekSql('r.delta'),
-        gamma: greekSql('r.gamma'),
-        // L2 prints theta per year and vega per 1.00 of volatility; the service (and L3) per day and per point.
-        theta: greekSql(hasNext ? 'r.theta' : 'r.theta / 365'),
-        vega: greekSql(hasNext ? 'r.vega' : 'r.vega / 100'),
+        ...vendorColumns(divisors, (key) => `r.${key}`),
         _oi: 'r.oi',
         ...(hasNext ? { _oi_next: 'r.oi_next' } : {}),
       },
@@ -454,6 +460,51 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     for (const column of scratch)
       await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(column)}`);
   }
+}
+
+/** The vendor IV and Greek outputs: each value (SQL from `value`) divided into the store's units. */
+function vendorColumns(divisors: GreekDivisors, value: (key: string) => string): Record<string, string> {
+  return Object.fromEntries(
+    GREEKS.map((greek) => {
+      const divisor = divisors[greek];
+      return [greek, divisor === null ? 'NULL' : greekSql(dividedSql(value(greek), divisor))];
+    }),
+  );
+}
+
+/**
+ * The divisors of the file's IV and Greeks into the store's units (`establishGreekUnits`), from the file's
+ * text: the near-money rows are judged from their raw columns, before anything is staged.
+ */
+async function greekDivisors(
+  sql: SqlSession,
+  file: string,
+  source: CsvSource,
+  positions: Readonly<Record<string, number>>,
+  options: StageOptions,
+): Promise<GreekDivisors> {
+  const c = (key: string): string => rawColumn(positions[key]!);
+  const number = (key: string): string => `TRY_CAST(${c(key)} AS DOUBLE)`;
+  const date = (key: string): string => `CAST(try_strptime(trim(${c(key)}), ${DATE_FORMAT}) AS DATE)`;
+  const { divisors } = await establishGreekUnits(
+    sql,
+    file,
+    parseGreeksUnits(options.greeksUnits),
+    (limit) => csvRecordsSql(source, limit),
+    {
+      side: `CASE lower(trim(${c('type')})) WHEN 'call' THEN 'call' WHEN 'put' THEN 'put' END`,
+      spot: number('underlyingPrice'),
+      strike: number('strike'),
+      days: `date_diff('day', ${date('date')}, ${date('expiration')})`,
+      price: `CASE WHEN ${number('bid')} > 0 AND ${number('ask')} >= ${number('bid')} THEN (${number('bid')} + ${number('ask')}) / 2 END`,
+      iv: number('iv'),
+      delta: number('delta'),
+      gamma: number('gamma'),
+      theta: number('theta'),
+      vega: number('vega'),
+    },
+  );
+  return divisors;
 }
 
 /**

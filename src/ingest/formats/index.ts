@@ -11,6 +11,7 @@ import { arrowFormat, parquetFormat } from './canonical.js';
 import { cboeEodFormat } from './cboe-eod.js';
 import { csvMappingFormat } from './csv-mapping.js';
 import { hodFormat } from './hod.js';
+import { leanOptionUniverseFormat } from './lean-option-universe.js';
 import { marketDataJsonFormat } from './marketdata-json.js';
 import { leanFactorsFormat } from './splits.js';
 
@@ -29,6 +30,11 @@ export type StageOptions = {
   readonly tables?: Partial<Record<TableName, string>>;
   /** A mapping: the path of a JSON file, or inline JSON (formats `csv`, `candles`). */
   readonly mapping?: string;
+  /**
+   * The units of a file's vendor IV and Greeks (format `hod`, `lean-option-universe`): `auto` (detected per
+   * file, the default), `none`, or divisors such as `theta=365,vega=100` (see `../greek-units.ts`).
+   */
+  readonly greeksUnits?: string;
   /** Keep going past a bad row or body: report it as a reject instead of failing. */
   readonly skipInvalid?: boolean;
   /**
@@ -78,6 +84,7 @@ export function ingestFormats(): readonly IngestFormat[] {
     cboeEodFormat,
     marketDataJsonFormat,
     csvMappingFormat,
+    leanOptionUniverseFormat,
     candlesFormat,
     leanFactorsFormat,
     parquetFormat,
