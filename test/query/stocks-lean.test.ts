@@ -112,11 +112,15 @@ describe('candles from the real Lean SPY minute files', () => {
     expect(daily.l[2]).toBe(165.37);
   });
 
-  it('adds nothing with extended=true: the lean-minute preset stores regular hours only', async () => {
-    const query = { date: '2013-10-04' };
-    expect(await ask('15', 'SPY', { ...query, extended: 'true' }, AFTER)).toEqual(
-      await ask('15', 'SPY', query, AFTER),
-    );
+  it('adds the pre- and post-market bars the lean-minute preset keeps with extended=true', async () => {
+    const query = { from: '2013-10-04', to: '2013-10-05' };
+    const regular = (await ask('15', 'SPY', query, AFTER)).body as ReturnType<typeof columns>;
+    const extended = (await ask('15', 'SPY', { ...query, extended: 'true' }, AFTER)).body as ReturnType<
+      typeof columns
+    >;
+    expect(regular.t.length).toBe(26); // 09:30–16:00 in 15-minute bars
+    expect(extended.t.length).toBeGreaterThan(regular.t.length);
+    expect(extended.t).toEqual(expect.arrayContaining(regular.t));
   });
 });
 
