@@ -27,24 +27,25 @@ export type RelativeUnit = 'minutes' | 'hours' | 'days' | 'weeks' | 'months' | '
  */
 export type RelativeDate = { kind: 'relative'; amount: number; unit: RelativeUnit };
 
-const UNIT_NAMES: Record<string, RelativeUnit> = {
-  minute: 'minutes',
-  minutes: 'minutes',
-  min: 'minutes',
-  mins: 'minutes',
-  hour: 'hours',
-  hours: 'hours',
-  hr: 'hours',
-  hrs: 'hours',
-  day: 'days',
-  days: 'days',
-  week: 'weeks',
-  weeks: 'weeks',
-  month: 'months',
-  months: 'months',
-  year: 'years',
-  years: 'years',
-};
+/** Unit names as written (a Map: a prototype name such as `constructor` is not a unit). */
+const UNIT_NAMES: ReadonlyMap<string, RelativeUnit> = new Map([
+  ['minute', 'minutes'],
+  ['minutes', 'minutes'],
+  ['min', 'minutes'],
+  ['mins', 'minutes'],
+  ['hour', 'hours'],
+  ['hours', 'hours'],
+  ['hr', 'hours'],
+  ['hrs', 'hours'],
+  ['day', 'days'],
+  ['days', 'days'],
+  ['week', 'weeks'],
+  ['weeks', 'weeks'],
+  ['month', 'months'],
+  ['months', 'months'],
+  ['year', 'years'],
+  ['years', 'years'],
+]);
 
 const ISO_DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -123,7 +124,7 @@ function parseNumber(text: string, value: number): ParsedDate {
 }
 
 function unitOf(text: string, name: string): RelativeUnit {
-  const unit = UNIT_NAMES[name];
+  const unit = UNIT_NAMES.get(name);
   if (unit === undefined) throw invalid(text);
   return unit;
 }

@@ -486,7 +486,7 @@ function bearer(value: string | undefined): string | undefined {
 
 /** The `/headers/` echo: lower-case names, the token redacted but for its last four characters. */
 function echoHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(headers)) {
     if (k === 'authorization') {
       const token = bearer(v) ?? v;
