@@ -91,13 +91,18 @@ export const booleanParam = z.string().transform((text, ctx): boolean => {
   return fail(ctx, `expected true or false, got "${echo(text)}"`);
 });
 
-/** A finite number, optionally at least `min`. */
-export function numberParam(options: { min?: number } = {}) {
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+
+/** A finite number in decimal notation, optionally within `[min, max]`. */
+export function numberParam(options: { min?: number; max?: number } = {}) {
   return z.string().transform((text, ctx): number => {
-    const value = text.trim() === '' ? Number.NaN : Number(text);
+    // Decimal notation only: Number() would also read `0x10`, `0b1` and an empty text.
+    const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
     if (!Number.isFinite(value)) return fail(ctx, `expected a number, got "${echo(text)}"`);
-    if (options.min !== undefined && value < options.min) {
-      return fail(ctx, `expected a number of at least ${options.min}, got "${echo(text)}"`);
+    const { min, max } = options;
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      const range = max === undefined ? `of at least ${min}` : `from ${min ?? 'any'} to ${max}`;
+      return fail(ctx, `expected a number ${range}, got "${echo(text)}"`);
     }
     return value;
   });

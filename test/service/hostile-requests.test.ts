@@ -70,3 +70,70 @@ describe('prototype names as values', () => {
     expect(response.body).toBe('{"__proto__":"x","accept":"a"}');
   });
 });
+
+describe('numbers out of range', () => {
+  const DATES_RANGE = 'dates must lie between 1800-01-01 and 2199-12-31';
+
+  it.each([
+    [
+      '/v1/options/expirations/SPY/?strike=1000000000',
+      'Invalid parameter strike: expected a number from 0 to 99999.999, got "1000000000".',
+    ],
+    ['/v1/options/expirations/SPY/?strike=0x10', 'Invalid parameter strike: expected a number, got "0x10".'],
+    [
+      '/v1/options/strikes/SPY/?expiration=9223372036854775808',
+      'Invalid parameter expiration: expected a date or "all", got "9223372036854775808".',
+    ],
+    [
+      '/v1/options/quotes/SPY200320P00240000/?from=9223372036854775808',
+      'Invalid parameter from: could not read the date "9223372036854775808".',
+    ],
+    [
+      '/v1/stocks/candles/1/SPY/?to=9223372036854775808',
+      `Invalid parameter to: Invalid date input "9223372036854775808": ${DATES_RANGE}`,
+    ],
+    [
+      '/v1/stocks/candles/D/SPY/?from=1799-12-31',
+      `Invalid parameter from: Invalid date input "1799-12-31": ${DATES_RANGE}`,
+    ],
+    [
+      '/v1/markets/status/?date=2200-01-01',
+      `Invalid parameter date: Invalid date input "2200-01-01": ${DATES_RANGE}`,
+    ],
+  ])('%s is a 400', async (target, errmsg) => {
+    expect(await answer(target)).toEqual({ status: 400, body: { s: 'error', errmsg } });
+  });
+
+  it.each([
+    '/v1/stocks/candles/D/SPY/?from=-99999999999%20days',
+    '/v1/stocks/candles/1/SPY/?from=-9999999999%20minutes',
+    '/v1/stocks/candles/D/SPY/?from=-999999%20years',
+    '/v1/markets/status/?from=-9999999%20weeks',
+  ])('a relative date beyond the representable years is a 400: %s', async (target) => {
+    const { status, body } = await answer(target);
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      s: 'error',
+      errmsg: expect.stringContaining('dates must lie between 0001-01-01 and 9999-12-31'),
+    });
+  });
+
+  it.each(['D', 'W', 'M', 'Y', '2D', '999999W'])(
+    'countback beyond the stored history is every candle (%s)',
+    async (resolution) => {
+      const all = await answer(`/v1/stocks/candles/${resolution}/SPY/?from=1800-01-01&to=2020-03-20`);
+      for (const countback of ['368928', '10000000']) {
+        const target = `/v1/stocks/candles/${resolution}/SPY/?countback=${countback}&to=2199-12-31`;
+        expect(await answer(target)).toEqual(all);
+      }
+      expect(all.status).toBe(200);
+    },
+  );
+
+  it('a candle of 999999 years is never complete: no data', async () => {
+    expect(await answer('/v1/stocks/candles/999999Y/SPY/?countback=368928')).toEqual({
+      status: 404,
+      body: { s: 'no_data', nextTime: null, prevTime: null },
+    });
+  });
+});

@@ -260,10 +260,7 @@ async function dailyResult(
     return { periods, chosen: range.countback === undefined ? inRange : inRange.slice(-range.countback) };
   };
   // Read from where the first candle wanted may start; read everything when that was not enough.
-  const from =
-    range.countback === undefined
-      ? periodStart(range.fromDate, resolution)
-      : periodStart(shiftDate(range.toDate, -daysForPeriods(range.countback, resolution)), resolution);
+  const from = readFrom(range, resolution);
   let { periods, chosen } = await select(from);
   if (from !== undefined && (chosen.length === 0 || chosen.length < (range.countback ?? 0))) {
     ({ periods, chosen } = await select(undefined));
@@ -275,6 +272,23 @@ async function dailyResult(
     next === undefined ? null : etMidnightSeconds(next.date),
     prev === undefined ? null : etMidnightSeconds(prev.date),
   );
+}
+
+/** No stored bar is older than this: a read that would start earlier reads everything instead. */
+const OLDEST_BAR_DATE = '1900-01-01';
+
+/**
+ * The first day worth reading for a daily-or-longer range, or undefined to read every bar: when the
+ * range (or `countback` periods before `to`) starts before {@link OLDEST_BAR_DATE}, which also keeps
+ * the shifted dates of a huge countback or resolution representable.
+ */
+function readFrom(range: CandleRange, resolution: Resolution): string | undefined {
+  if (range.countback === undefined) {
+    return range.fromDate < OLDEST_BAR_DATE ? undefined : periodStart(range.fromDate, resolution);
+  }
+  const days = daysForPeriods(range.countback, resolution);
+  const available = (Date.parse(range.toDate) - Date.parse(OLDEST_BAR_DATE)) / 86_400_000;
+  return days > available ? undefined : periodStart(shiftDate(range.toDate, -days), resolution);
 }
 
 function noData(nextTime: number | null, prevTime: number | null): NoData {
