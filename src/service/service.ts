@@ -469,7 +469,14 @@ export function readInstant(now: unknown, clock: Clock = systemClock): number | 
 
 /** The 400 for a clock instant that cannot be read (a caller's mistake in `now`). */
 function invalidNow(now: unknown): ApiResponse {
-  const shown = typeof now === 'string' ? `'${now.slice(0, 40)}'` : String(now).slice(0, 40);
+  const shown =
+    typeof now === 'string'
+      ? `'${now.slice(0, 40)}'`
+      : typeof now === 'number' || typeof now === 'bigint' || typeof now === 'boolean' || now === null
+        ? String(now).slice(0, 40)
+        : now instanceof Date
+          ? 'Invalid Date'
+          : `of type ${typeof now}`; // an object's own text could throw: never ask it
   const errmsg = `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`;
   return {
     status: 400,

@@ -137,3 +137,30 @@ describe('numbers out of range', () => {
     });
   });
 });
+
+describe('request options of the wrong kind', () => {
+  const refuse = (shown: string) => ({
+    s: 'error',
+    errmsg: `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`,
+  });
+  const throwing = {
+    toString: () => {
+      throw new Error('no text');
+    },
+  };
+
+  it.each([
+    ['an object whose text throws', throwing, 'of type object'],
+    ['a null-prototype object', Object.create(null), 'of type object'],
+    ['a symbol', Symbol('now'), 'of type symbol'],
+    ['an invalid Date', new Date(Number.NaN), 'Invalid Date'],
+    ['NaN', Number.NaN, 'NaN'],
+    ['a bare date', '2020-03-16', "'2020-03-16'"],
+  ])('a now that is %s is a 400 that never asks the value for its text', async (_, now, shown) => {
+    const response = await store.request('/v1/markets/status/', { now: now as never });
+    expect({ status: response.status, body: JSON.parse(response.body) }).toEqual({
+      status: 400,
+      body: refuse(shown),
+    });
+  });
+});
