@@ -4,6 +4,10 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MarketDataError } from '../../src/errors.js';
+import { fixedClock } from '../../src/market-time/index.js';
+import { booleanParam, dayParam, parseParams } from '../../src/query/params.js';
 import { openStore, type Store } from '../../src/store-api.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -86,7 +90,7 @@ describe('numbers out of range', () => {
     ],
     [
       '/v1/options/quotes/SPY200320P00240000/?from=9223372036854775808',
-      'Invalid parameter from: could not read the date "9223372036854775808".',
+      `Invalid parameter from: Invalid date input "9223372036854775808": ${DATES_RANGE}`,
     ],
     [
       '/v1/stocks/candles/1/SPY/?to=9223372036854775808',
@@ -114,7 +118,9 @@ describe('numbers out of range', () => {
     expect(status).toBe(400);
     expect(body).toEqual({
       s: 'error',
-      errmsg: expect.stringContaining('dates must lie between 0001-01-01 and 9999-12-31'),
+      errmsg: expect.stringMatching(
+        /^Invalid parameter from: Invalid date input .* dates must lie between 0001-01-01 and 9999-12-31$/,
+      ),
     });
   });
 
@@ -162,5 +168,38 @@ describe('request options of the wrong kind', () => {
       status: 400,
       body: refuse(shown),
     });
+  });
+});
+
+describe("every 400 in the service's words", () => {
+  it.each([
+    // One reader of calendar dates for option and stock endpoints, with the same words.
+    ['/v1/options/quotes/SPY200320P00240000/?from=soon', 'Invalid parameter from: Invalid date input "soon"'],
+    ['/v1/options/chain/SPY/?to=soon', 'Invalid parameter to: Invalid date input "soon"'],
+    ['/v1/markets/status/?from=soon', 'Invalid parameter from: Invalid date input "soon"'],
+    // A long value is shown shortened, never whole.
+    [
+      `/v1/stocks/quotes/SPY/?candle=${'y'.repeat(300)}`,
+      `Invalid parameter candle: expected true or false, got "${'y'.repeat(40)}…"`,
+    ],
+  ])('%s', async (target, errmsg) => {
+    expect(await answer(target)).toEqual({ status: 400, body: { s: 'error', errmsg } });
+  });
+
+  it('answers a value zod itself refuses without its JavaScript words', () => {
+    const schema = z.object({ flag: booleanParam, day: dayParam(fixedClock(0)) });
+    const refusal = (query: unknown) => {
+      try {
+        parseParams(schema, query as Record<string, string>);
+      } catch (error) {
+        return error instanceof MarketDataError ? [error.status, error.errmsg] : error;
+      }
+      return undefined;
+    };
+    expect(refusal({ flag: 1 })).toEqual([400, 'Invalid parameter flag: expected text.']);
+    expect(refusal({ flag: 'true', day: 'soon' })).toEqual([
+      400,
+      'Invalid parameter day: Invalid date input "soon"',
+    ]);
   });
 });
