@@ -180,10 +180,11 @@ export class Api {
       const rendered = renderError(failure.body, output);
       const credits = 0;
       const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
+      // A request log that cannot be written (the fault being answered, perhaps) must not make this throw.
       const entry =
         account === undefined
           ? undefined
-          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds);
+          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds).catch(() => undefined);
       return {
         status: failure.status,
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
