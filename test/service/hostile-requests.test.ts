@@ -177,6 +177,13 @@ describe("every 400 in the service's words", () => {
     ['/v1/options/quotes/SPY200320P00240000/?from=soon', 'Invalid parameter from: Invalid date input "soon"'],
     ['/v1/options/chain/SPY/?to=soon', 'Invalid parameter to: Invalid date input "soon"'],
     ['/v1/markets/status/?from=soon', 'Invalid parameter from: Invalid date input "soon"'],
+    // The universal parameters say what they accept, not zod's "Invalid option".
+    ['/v1/markets/status/?format=xml', "Invalid parameter 'format': xml (expected json or csv)."],
+    ['/v1/markets/status/?human=2', "Invalid parameter 'human': 2 (expected true or false)."],
+    [
+      `/v1/markets/status/?dateformat=${'i'.repeat(50)}`,
+      `Invalid parameter 'dateformat': ${'i'.repeat(40)}… (expected unix, timestamp or spreadsheet).`,
+    ],
     // A long value is shown shortened, never whole.
     [
       `/v1/stocks/quotes/SPY/?candle=${'y'.repeat(300)}`,
