@@ -141,9 +141,9 @@ export class Api {
     let account: Account | undefined;
     try {
       output = parseOutputOptions(query);
-      const headers = lowerCaseKeys(options.headers);
+      const headers = lowerCaseKeys(options?.headers);
       const token =
-        (typeof options.token === 'string' ? options.token : undefined) ??
+        (typeof options?.token === 'string' ? options.token : undefined) ??
         bearer(headers['authorization']) ??
         query['token'];
       const path = rawPath.replace(/\/{2,}/g, '/');
@@ -173,7 +173,7 @@ export class Api {
         account,
         nowSeconds,
         rawPath,
-        typeof options.ip === 'string' ? options.ip : undefined,
+        typeof options?.ip === 'string' ? options.ip : undefined,
       );
     } catch (error) {
       const failure = failureOf(error);

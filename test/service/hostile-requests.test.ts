@@ -145,6 +145,14 @@ describe('numbers out of range', () => {
 });
 
 describe('request options of the wrong kind', () => {
+  it('answers with null options as with none', async () => {
+    const response = await store.request('/v1/markets/status/', null as never);
+    expect([response.status, response.body]).toEqual([
+      200,
+      '{"s":"ok","date":[1584676800],"status":["open"]}',
+    ]);
+  });
+
   const refuse = (shown: string) => ({
     s: 'error',
     errmsg: `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`,
