@@ -5,6 +5,8 @@
  *
  * `FUZZ_RUNS` and `FUZZ_SEED` override the run count and seed (a failure prints its seed and path).
  */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -434,6 +436,17 @@ const optionsArbitrary: fc.Arbitrary<RequestOptions> = fc.oneof(
 const INTERNALS =
   /Invalid time value|Cannot read prop|is not a function|is not defined|\[object |Maximum call stack|Conversion Error|Binder Error|Parser Error|SQL|NaN-NaN|TypeError|RangeError|ZodError/;
 
+/** The cells of one CSV line (quoted cells may hold commas and doubled quotes). */
+function csvCells(line: string): string[] {
+  const cells: string[] = [];
+  for (const match of line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)) {
+    const cell = match[1]!;
+    cells.push(cell.startsWith('"') ? cell.slice(1, -1).replaceAll('""', '"') : cell);
+    if (match[2] === '') break;
+  }
+  return cells;
+}
+
 /** Whether a failure body is in one of the service's shapes; returns what is wrong, or undefined. */
 function shapeProblem(response: ApiResponse): string | undefined {
   const type = response.headers['Content-Type'];
@@ -444,13 +457,13 @@ function shapeProblem(response: ApiResponse): string | undefined {
   }
   let body: Record<string, unknown>;
   if (type === 'text/csv') {
-    const [head, row] = response.body.split('\r\n');
-    if (head !== 's,errmsg' && head !== 's') return `a CSV error with the header ${head}`;
-    const comma = row?.indexOf(',') ?? -1;
-    body = {
-      s: comma < 0 ? row : row!.slice(0, comma),
-      errmsg: comma < 0 ? undefined : row!.slice(comma + 1),
-    };
+    const at = response.body.indexOf('\r\n');
+    const head = response.body.slice(0, at);
+    const row = response.body.slice(at + 2); // a quoted cell may hold a line break of its own
+    const names = csvCells(head);
+    if (names[0] !== 's' || (names.length > 1 && names[1] !== 'errmsg')) return `a CSV error headed ${head}`;
+    const cells = csvCells(row);
+    body = { s: cells[0], errmsg: cells[1] };
   } else {
     try {
       body = JSON.parse(response.body) as Record<string, unknown>;
@@ -470,27 +483,66 @@ function shapeProblem(response: ApiResponse): string | undefined {
   return undefined;
 }
 
+/** The tokens of the accounts store: a free plan (historical only) and a paid one. */
+const TOKENS = ['free-token', 'prime-token'];
+
+/** The sample store as the local account, and the same store behind an accounts file. */
 let store: Store;
+let guarded: Store;
+let dir: string;
 beforeAll(async () => {
   store = await openStore(path.join(REPO_ROOT, 'data/sample'), { now: NOW });
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-fuzz-'));
+  const accounts = path.join(dir, 'accounts.json');
+  await fs.writeFile(
+    accounts,
+    JSON.stringify({
+      [TOKENS[0]!]: { plan: 'free' },
+      [TOKENS[1]!]: { plan: 'prime', userType: 'pro', opra: true },
+    }),
+  );
+  guarded = await openStore(path.join(REPO_ROOT, 'data/sample'), { now: NOW, accounts });
 });
-afterAll(() => store?.close());
+afterAll(async () => {
+  store?.close();
+  guarded?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** One request in eight goes to the accounts store, with a known, a missing or a hostile token. */
+const accountsArbitrary = fc.tuple(
+  fc.integer({ min: 0, max: 7 }),
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...TOKENS) },
+    { weight: 1, arbitrary: fc.constantFrom(undefined, 'PRIME-TOKEN', '') },
+    { weight: 1, arbitrary: hostile },
+  ),
+);
 
 it(`answers ${RUNS} hostile requests below 500 in the service's shapes`, async () => {
   const statuses = new Map<number, number>();
   let requests = 0;
   const started = performance.now();
   await fc.assert(
-    fc.asyncProperty(requestTarget, optionsArbitrary, async (target, options) => {
-      const response = await store.request(target, options);
-      requests++;
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      if (response.status >= 500) throw new Error(`${response.status}: ${response.detail ?? response.body}`);
-      if (response.status >= 400) {
-        const problem = shapeProblem(response);
-        if (problem !== undefined) throw new Error(`${response.status} with ${problem}: ${response.body}`);
-      }
-    }),
+    fc.asyncProperty(
+      requestTarget,
+      optionsArbitrary,
+      accountsArbitrary,
+      async (target, options, [which, token]) => {
+        const response =
+          which === 0
+            ? await guarded.request(target, token === undefined ? options : { ...options, token })
+            : await store.request(target, options);
+        requests++;
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500)
+          throw new Error(`${response.status}: ${response.detail ?? response.body}`);
+        if (response.status >= 400) {
+          const problem = shapeProblem(response);
+          if (problem !== undefined) throw new Error(`${response.status} with ${problem}: ${response.body}`);
+        }
+      },
+    ),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
   );
   const seconds = (performance.now() - started) / 1000;
