@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/index.js';
 import { ENDPOINTS } from '../../src/query/endpoints/index.js';
 import { UNIVERSAL_KEYS } from '../../src/service/format.js';
 import type { ApiResponse, RequestOptions } from '../../src/service/service.js';
-import { openStore, type Store } from '../../src/store-api.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 process.env.TZ = 'Pacific/Auckland';

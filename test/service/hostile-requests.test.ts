@@ -6,9 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MarketDataError } from '../../src/errors.js';
+import { openStore, type Store } from '../../src/index.js';
 import { fixedClock } from '../../src/market-time/index.js';
 import { booleanParam, dayParam, parseParams } from '../../src/query/params.js';
-import { openStore, type Store } from '../../src/store-api.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 process.env.TZ = 'Asia/Tokyo';

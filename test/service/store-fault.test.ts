@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store-api.js';
+import { openStore, type Store } from '../../src/index.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 process.env.TZ = 'Europe/Berlin';
