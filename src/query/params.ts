@@ -121,7 +121,12 @@ export function numberParam(options: { min?: number; max?: number } = {}) {
     if (!Number.isFinite(value)) return fail(ctx, `expected a number, got "${echo(text)}".`);
     const { min, max } = options;
     if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
-      const range = max === undefined ? `of at least ${min}` : `from ${min ?? 'any'} to ${max}`;
+      const range =
+        max === undefined
+          ? `of at least ${min}`
+          : min === undefined
+            ? `of at most ${max}`
+            : `from ${min} to ${max}`;
       return fail(ctx, `expected a number ${range}, got "${echo(text)}".`);
     }
     return value;
