@@ -176,3 +176,23 @@ describe('pitchain info and export', () => {
     }
   });
 });
+
+describe('pitchain request', () => {
+  const sample = path.join(REPO_ROOT, 'data/sample');
+
+  it('refuses a --now that is not an instant as a usage error with an example, not a stack trace', async () => {
+    const result = await cli('request', '--store', sample, '--now', '2020-03-16', '/v1/markets/status/');
+    expect([result.code, result.stdout, result.stderr]).toEqual([
+      2,
+      '',
+      "pitchain: --now must be an instant, not '2020-03-16': give a date and time such as 2020-03-16T15:45:00-04:00, or epoch seconds such as 1584387900.\n",
+    ]);
+  });
+
+  it('answers at a --now given as a date and time or as epoch seconds', async () => {
+    for (const now of ['2020-03-16T10:00:00-04:00', '1584367200']) {
+      const result = await cli('request', '--store', sample, '--now', now, '/v1/markets/status/');
+      expect([result.code, result.stdout]).toEqual([0, '{"s":"ok","date":[1584331200],"status":["open"]}\n']);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
-import { statusText } from '../service/service.js';
+import { readInstant, statusText } from '../service/service.js';
 
 type RequestFlags = {
   store: string;
@@ -26,9 +27,15 @@ export function registerRequest(program: Command): void {
     .option('-i, --include', 'print the status line and headers before the body, like curl -i')
     .option('-f, --fail', 'exit with code 22 when the status is 400 or above, like curl -f')
     .action(async (target: string, flags: RequestFlags) => {
+      const now = flags.now === undefined ? undefined : readInstant(flags.now);
+      if (flags.now !== undefined && now === undefined) {
+        throw new UsageError(
+          `--now must be an instant, not '${flags.now}': give a date and time such as 2020-03-16T15:45:00-04:00, or epoch seconds such as 1584387900.`,
+        );
+      }
       const store = await openStore(flags.store, {
         threads: 2,
-        ...(flags.now === undefined ? {} : { now: flags.now }),
+        ...(now === undefined ? {} : { now }),
         ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
       });
       try {

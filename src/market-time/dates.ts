@@ -27,24 +27,25 @@ export type RelativeUnit = 'minutes' | 'hours' | 'days' | 'weeks' | 'months' | '
  */
 export type RelativeDate = { kind: 'relative'; amount: number; unit: RelativeUnit };
 
-const UNIT_NAMES: Record<string, RelativeUnit> = {
-  minute: 'minutes',
-  minutes: 'minutes',
-  min: 'minutes',
-  mins: 'minutes',
-  hour: 'hours',
-  hours: 'hours',
-  hr: 'hours',
-  hrs: 'hours',
-  day: 'days',
-  days: 'days',
-  week: 'weeks',
-  weeks: 'weeks',
-  month: 'months',
-  months: 'months',
-  year: 'years',
-  years: 'years',
-};
+/** Unit names as written (a Map: a prototype name such as `constructor` is not a unit). */
+const UNIT_NAMES: ReadonlyMap<string, RelativeUnit> = new Map([
+  ['minute', 'minutes'],
+  ['minutes', 'minutes'],
+  ['min', 'minutes'],
+  ['mins', 'minutes'],
+  ['hour', 'hours'],
+  ['hours', 'hours'],
+  ['hr', 'hours'],
+  ['hrs', 'hours'],
+  ['day', 'days'],
+  ['days', 'days'],
+  ['week', 'weeks'],
+  ['weeks', 'weeks'],
+  ['month', 'months'],
+  ['months', 'months'],
+  ['year', 'years'],
+  ['years', 'years'],
+]);
 
 const ISO_DATE_TIME =
   /^(\d{4}-\d{2}-\d{2})(?:T|\s+)(\d{1,2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -58,6 +59,46 @@ const SPREADSHEET_LIMIT = 60_000;
 
 function invalid(text: string): InvalidInputError {
   return new InvalidInputError(`Invalid date input "${text}"`);
+}
+
+/** The dates a date input may name: wide enough for any market history, and checked once here. */
+const INPUT_RANGE = {
+  first: daysFromCivil(1800, 1, 1),
+  last: daysFromCivil(2199, 12, 31),
+  text: '1800-01-01 and 2199-12-31',
+};
+
+/** The dates a relative shift may reach: those `YYYY-MM-DD` can write (and SQL can cast). */
+const SHIFT_RANGE = {
+  first: daysFromCivil(1, 1, 1),
+  last: daysFromCivil(9999, 12, 31),
+  text: '0001-01-01 and 9999-12-31',
+};
+
+type DayRange = typeof INPUT_RANGE;
+
+/** A date from a day number, refused (NaN included) outside `range`. */
+function dateInRange(day: number, range: DayRange, what: () => string): ParsedDate {
+  if (!(day >= range.first && day <= range.last)) throw outOfRange(what(), range);
+  return { kind: 'date', date: dateOfDayNumber(day) };
+}
+
+/** An instant, refused (NaN included) outside `range`; a day of margin keeps its ET date inside too. */
+function instantInRange(tsSeconds: number, range: DayRange, what: () => string): ParsedDate {
+  const day = Math.floor(tsSeconds / 86_400);
+  if (!(day > range.first && day < range.last)) throw outOfRange(what(), range);
+  return { kind: 'instant', tsSeconds };
+}
+
+function outOfRange(what: string, range: DayRange): InvalidInputError {
+  return new InvalidInputError(`Invalid date input ${what}: dates must lie between ${range.text}`);
+}
+
+function inRange(parsed: ParsedDate, text: string): ParsedDate {
+  const what = () => `"${text}"`;
+  return parsed.kind === 'date'
+    ? dateInRange(dayNumber(parsed.date), INPUT_RANGE, what)
+    : instantInRange(parsed.tsSeconds, INPUT_RANGE, what);
 }
 
 function clockToday(clock: Clock): string {
@@ -123,16 +164,21 @@ function parseNumber(text: string, value: number): ParsedDate {
 }
 
 function unitOf(text: string, name: string): RelativeUnit {
-  const unit = UNIT_NAMES[name];
+  const unit = UNIT_NAMES.get(name);
   if (unit === undefined) throw invalid(text);
   return unit;
 }
 
 /**
  * Parses a date input (semantics §1, api-reference §9) and leaves a relative `-N unit` form unresolved.
- * Throws RangeError naming the text when it is not a date.
+ * Throws InvalidInputError naming the text when it is not a date or lies outside 1800–2199.
  */
 export function parseDateInputOrRelative(text: string, clock: Clock): ParsedDate | RelativeDate {
+  const parsed = parseUnchecked(text, clock);
+  return parsed.kind === 'relative' ? parsed : inRange(parsed, text);
+}
+
+function parseUnchecked(text: string, clock: Clock): ParsedDate | RelativeDate {
   const trimmed = text.trim();
   const lower = trimmed.toLowerCase().replace(/\s+/g, ' ');
   if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) {
@@ -176,26 +222,27 @@ function clockAnchor(clock: Clock, unit: RelativeUnit): ParsedDate {
  * Shifts an anchor by a relative amount. A date stays a date for days and longer (months clamp to the
  * month's end: 03-31 minus 1 month → 02-29); minutes and hours count from 00:00 ET of a date anchor. An
  * instant anchor moves in ET wall time for days and longer (so 1 day across a DST change keeps the clock time).
+ * A result outside 0001–9999 is an InvalidInputError.
  */
 export function resolveRelative(relative: RelativeDate, anchor: ParsedDate): ParsedDate {
   const { amount, unit } = relative;
+  const what = () =>
+    `${amount} ${unit} from ${anchor.kind === 'date' ? anchor.date : new Date(anchor.tsSeconds * 1000).toISOString()}`;
   if (unit === 'minutes' || unit === 'hours') {
     const base = anchor.kind === 'date' ? etMidnightSeconds(anchor.date) : anchor.tsSeconds;
-    return { kind: 'instant', tsSeconds: base + amount * (unit === 'minutes' ? 60 : 3600) };
+    return instantInRange(base + amount * (unit === 'minutes' ? 60 : 3600), SHIFT_RANGE, what);
   }
   if (anchor.kind === 'date') {
     if (unit === 'days' || unit === 'weeks') {
-      return {
-        kind: 'date',
-        date: dateOfDayNumber(dayNumber(anchor.date) + amount * (unit === 'weeks' ? 7 : 1)),
-      };
+      return dateInRange(dayNumber(anchor.date) + amount * (unit === 'weeks' ? 7 : 1), SHIFT_RANGE, what);
     }
     const [year, month, day] = civilFromDays(dayNumber(anchor.date));
     const shifted = DateTime.fromObject({ year, month, day }, { zone: 'UTC' }).plus({ [unit]: amount });
-    return { kind: 'date', date: dateOfDayNumber(daysFromCivil(shifted.year, shifted.month, shifted.day)) };
+    // An invalid DateTime (a shift past luxon's range) has NaN parts: refused as out of range.
+    return dateInRange(daysFromCivil(shifted.year, shifted.month, shifted.day), SHIFT_RANGE, what);
   }
   const shifted = DateTime.fromSeconds(anchor.tsSeconds, { zone: MARKET_ZONE }).plus({ [unit]: amount });
-  return { kind: 'instant', tsSeconds: shifted.toMillis() / 1000 };
+  return instantInRange(shifted.toMillis() / 1000, SHIFT_RANGE, what);
 }
 
 /**

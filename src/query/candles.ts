@@ -30,22 +30,23 @@ export type Resolution =
   | { readonly unit: 'minutes'; readonly count: number }
   | { readonly unit: 'days' | 'weeks' | 'months' | 'years'; readonly count: number };
 
-const RESOLUTION_WORDS: Record<string, Resolution> = {
-  minutely: { unit: 'minutes', count: 1 },
-  hourly: { unit: 'minutes', count: 60 },
-  daily: { unit: 'days', count: 1 },
-  weekly: { unit: 'weeks', count: 1 },
-  monthly: { unit: 'months', count: 1 },
-  yearly: { unit: 'years', count: 1 },
-};
+// Maps, not object literals: the words come from the request path, and `constructor` is no resolution.
+const RESOLUTION_WORDS: ReadonlyMap<string, Resolution> = new Map([
+  ['minutely', { unit: 'minutes', count: 1 }],
+  ['hourly', { unit: 'minutes', count: 60 }],
+  ['daily', { unit: 'days', count: 1 }],
+  ['weekly', { unit: 'weeks', count: 1 }],
+  ['monthly', { unit: 'months', count: 1 }],
+  ['yearly', { unit: 'years', count: 1 }],
+]);
 
-const RESOLUTION_LETTERS: Record<string, 'hours' | Resolution['unit']> = {
-  h: 'hours',
-  d: 'days',
-  w: 'weeks',
-  m: 'months',
-  y: 'years',
-};
+const RESOLUTION_LETTERS: ReadonlyMap<string, 'hours' | Resolution['unit']> = new Map([
+  ['h', 'hours'],
+  ['d', 'days'],
+  ['w', 'weeks'],
+  ['m', 'months'],
+  ['y', 'years'],
+]);
 
 /** The largest N accepted in a resolution (`999999`, `999999D`). */
 const MAX_RESOLUTION_COUNT = 999_999;
@@ -57,7 +58,7 @@ const MAX_RESOLUTION_COUNT = 999_999;
  */
 export function parseResolution(text: string): Resolution | undefined {
   const lower = text.trim().toLowerCase();
-  const word = RESOLUTION_WORDS[lower];
+  const word = RESOLUTION_WORDS.get(lower);
   if (word !== undefined) return word;
   const match = /^(\d{0,6})([a-z]?)$/.exec(lower);
   if (match === null || lower === '') return undefined;
@@ -65,7 +66,7 @@ export function parseResolution(text: string): Resolution | undefined {
   const count = digits === '' ? 1 : Number(digits);
   if (!(count >= 1 && count <= MAX_RESOLUTION_COUNT)) return undefined;
   if (letter === '') return { unit: 'minutes', count };
-  const unit = RESOLUTION_LETTERS[letter!];
+  const unit = RESOLUTION_LETTERS.get(letter!);
   if (unit === undefined) return undefined;
   return unit === 'hours' ? { unit: 'minutes', count: count * 60 } : { unit, count };
 }

@@ -1,10 +1,20 @@
 /**
- * The option endpoints' own query parameters, parsed once with zod at the boundary: typed values out, a
- * 400 `{"s":"error","errmsg":…}` naming the parameter and the accepted forms for anything else.
+ * The one parameter toolkit of the endpoints: zod transforms over the query's strings, parsed once at the
+ * boundary. Typed values come out; anything else is a 400 `{"s":"error","errmsg":…}` naming the
+ * parameter (`parseParams`). Each helper words its own message in full, punctuation included, so the
+ * texts the service answers stay exactly as they are pinned.
  */
 import { z } from 'zod';
-import { MarketDataError } from '../errors.js';
-import { type Clock, parseDateInput, toEtDate } from '../market-time/index.js';
+import { InvalidInputError, MarketDataError } from '../errors.js';
+import {
+  type Clock,
+  type ParsedDate,
+  parseDateInput,
+  parseDateInputOrRelative,
+  type RelativeDate,
+  resolveRelative,
+  toEtDate,
+} from '../market-time/index.js';
 
 /** One end of an interval. */
 export type Bound = { readonly value: number; readonly inclusive: boolean };
@@ -91,13 +101,33 @@ export const booleanParam = z.string().transform((text, ctx): boolean => {
   return fail(ctx, `expected true or false, got "${echo(text)}"`);
 });
 
-/** A finite number, optionally at least `min`. */
-export function numberParam(options: { min?: number } = {}) {
+/** A count parameter (`countback` of stocks and markets): a whole number from 1 to 10,000,000. */
+export const countParam = z.string().transform((text, ctx): number => {
+  const trimmed = text.trim();
+  const value = Number(trimmed);
+  if (!/^\d{1,8}$/.test(trimmed) || value < 1 || value > 10_000_000) {
+    return fail(ctx, `expected a whole number from 1 to 10000000, got "${echo(text)}"`);
+  }
+  return value;
+});
+
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+
+/** A finite number in decimal notation, optionally within `[min, max]`. */
+export function numberParam(options: { min?: number; max?: number } = {}) {
   return z.string().transform((text, ctx): number => {
-    const value = text.trim() === '' ? Number.NaN : Number(text);
-    if (!Number.isFinite(value)) return fail(ctx, `expected a number, got "${echo(text)}"`);
-    if (options.min !== undefined && value < options.min) {
-      return fail(ctx, `expected a number of at least ${options.min}, got "${echo(text)}"`);
+    // Decimal notation only: Number() would also read `0x10`, `0b1` and an empty text.
+    const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isFinite(value)) return fail(ctx, `expected a number, got "${echo(text)}".`);
+    const { min, max } = options;
+    if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+      const range =
+        max === undefined
+          ? `of at least ${min}`
+          : min === undefined
+            ? `of at most ${max}`
+            : `from ${min} to ${max}`;
+      return fail(ctx, `expected a number ${range}, got "${echo(text)}".`);
     }
     return value;
   });
@@ -116,31 +146,65 @@ export function integerParam(options: { min?: number; max?: number } = {}) {
         options.max === undefined
           ? `of at least ${options.min ?? 0}`
           : `from ${options.min ?? 0} to ${options.max}`;
-      return fail(ctx, `expected a whole number ${range}, got "${echo(text)}"`);
+      return fail(ctx, `expected a whole number ${range}, got "${echo(text)}".`);
     }
     return value;
   });
 }
 
-/** A date in any form the API accepts (semantics §1), read against `clock`, as its Eastern calendar date. */
-export function dateParam(clock: Clock) {
+/** The message of a date that cannot be read: the reader's own words, never a JavaScript error's. */
+function unreadableDate(error: unknown, text: string): string {
+  return error instanceof InvalidInputError ? error.message : `could not read the date "${echo(text)}".`;
+}
+
+/** A calendar date in any form the API accepts (semantics §1), read against `clock`; an instant gives its ET date. */
+export function dayParam(clock: Clock) {
   return z.string().transform((text, ctx): string => {
     try {
       const parsed = parseDateInput(text.trim(), clock);
       return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
-    } catch {
-      return fail(ctx, `could not read the date "${echo(text)}"`);
+    } catch (error) {
+      return fail(ctx, unreadableDate(error, text));
     }
   });
 }
 
+/** A date or instant read against `clock`, where a relative `-N unit` stays unresolved (`from` against `to`). */
+export function dateOrRelativeParam(clock: Clock) {
+  return z.string().transform((text, ctx): ParsedDate | RelativeDate => {
+    try {
+      return parseDateInputOrRelative(text, clock);
+    } catch (error) {
+      return fail(ctx, unreadableDate(error, text));
+    }
+  });
+}
+
+/**
+ * A {@link dateOrRelativeParam} value read against `anchor` (`from` against `to`); a shift that leaves the
+ * representable dates is the parameter's 400.
+ */
+export function resolveDateParam(
+  name: string,
+  value: ParsedDate | RelativeDate,
+  anchor: ParsedDate,
+): ParsedDate {
+  if (value.kind !== 'relative') return value;
+  try {
+    return resolveRelative(value, anchor);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new MarketDataError(400, `Invalid parameter ${name}: ${error.message}`, { cause: error });
+  }
+}
+
 /** `all` or a date, as for the chain's and strikes' `expiration`. */
 export function expirationParam(clock: Clock) {
-  const date = dateParam(clock);
+  const date = dayParam(clock);
   return z.string().transform((text, ctx): string => {
     if (text.trim().toLowerCase() === 'all') return 'all';
     const parsed = date.safeParse(text);
-    return parsed.success ? parsed.data : fail(ctx, `expected a date or "all", got "${echo(text)}"`);
+    return parsed.success ? parsed.data : fail(ctx, `expected a date or "all", got "${echo(text)}".`);
   });
 }
 
@@ -148,7 +212,7 @@ export function expirationParam(clock: Clock) {
 export function expressionParam(example: string, options: { absolute?: boolean } = {}) {
   return z.string().transform((text, ctx): NumberExpression => {
     const parsed = parseNumberExpression(text, options);
-    return parsed ?? fail(ctx, `could not read "${echo(text)}" (use ${example})`);
+    return parsed ?? fail(ctx, `could not read "${echo(text)}" (use ${example}).`);
   });
 }
 
@@ -157,11 +221,29 @@ export function choiceParam<const T extends string>(choices: readonly T[]) {
   return z.string().transform((text, ctx): T => {
     const value = text.trim().toLowerCase();
     const found = choices.find((choice) => choice === value);
-    return found ?? fail(ctx, `expected ${choices.join(', ')}, got "${echo(text)}"`);
+    return found ?? fail(ctx, `expected ${choices.join(', ')}, got "${echo(text)}".`);
   });
 }
 
-/** Parses the endpoint's parameters from the query; the first problem becomes the 400 the service sends. */
+/** Normalises one ticker: trimmed, upper case. */
+export function normalizeSymbol(text: string): string {
+  return text.trim().toUpperCase();
+}
+
+/** A comma-separated ticker list: normalised, empty items dropped, first occurrence kept. */
+export const symbolsParam = z.string().transform((text, ctx): string[] => {
+  const symbols = [
+    ...new Set(
+      text
+        .split(',')
+        .map(normalizeSymbol)
+        .filter((s) => s !== ''),
+    ),
+  ];
+  return symbols.length > 0 ? symbols : fail(ctx, 'expected a comma-separated list of symbols');
+});
+
+/** Parses an endpoint's parameters from the query; the first problem becomes the 400 the service sends. */
 export function parseParams<S extends z.ZodType>(
   schema: S,
   query: Readonly<Record<string, string>>,
@@ -169,8 +251,11 @@ export function parseParams<S extends z.ZodType>(
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const name = issue.path.map(String).join('.');
-  throw new MarketDataError(400, `Invalid parameter ${name}: ${issue.message}.`, { cause: result.error });
+  // Only the helpers above add issues; zod's own (a value that is not text) would speak JavaScript.
+  const message = issue.code === 'custom' ? issue.message : 'expected text.';
+  const errmsg =
+    issue.path.length === 0 ? message : `Invalid parameter ${issue.path.map(String).join('.')}: ${message}`;
+  throw new MarketDataError(400, errmsg, { cause: result.error });
 }
 
 /** A 400 for parameters that are each valid but cannot be combined. */

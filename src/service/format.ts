@@ -39,11 +39,16 @@ export const UNIVERSAL_KEYS = [
   'token',
 ] as const;
 
-const bool = z
-  .string()
-  .transform((s) => s.toLowerCase())
-  .pipe(z.enum(['true', 'false', '1', '0']))
-  .transform((s) => s === 'true' || s === '1');
+/** One of a few words in any case; `expected` says which in the service's words. */
+const word = <const T extends readonly [string, ...string[]]>(words: T, expected: string) =>
+  z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(words, { error: expected }));
+
+const bool = word(['true', 'false', '1', '0'], 'expected true or false').transform(
+  (s) => s === 'true' || s === '1',
+);
 
 const count = (name: string, max: number) =>
   z
@@ -53,17 +58,12 @@ const count = (name: string, max: number) =>
     .refine((n) => n <= max, `${name} must be at most ${max}`);
 
 const schema = z.object({
-  format: z
-    .string()
-    .transform((s) => s.toLowerCase())
-    .pipe(z.enum(['json', 'csv']))
-    .optional(),
+  format: word(['json', 'csv'], 'expected json or csv').optional(),
   headers: bool.optional(),
-  dateformat: z
-    .string()
-    .transform((s) => s.toLowerCase())
-    .pipe(z.enum(['unix', 'timestamp', 'spreadsheet']))
-    .optional(),
+  dateformat: word(
+    ['unix', 'timestamp', 'spreadsheet'],
+    'expected unix, timestamp or spreadsheet',
+  ).optional(),
   columns: z.string().optional(),
   human: bool.optional(),
   limit: count('limit', MAX_LIMIT).optional(),
@@ -84,7 +84,9 @@ export function parseOutputOptions(query: Readonly<Record<string, string>>): Out
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new MarketDataError(400, `Invalid parameter '${name}': ${query[name] ?? ''} (${issue.message}).`);
+    const value = query[name] ?? '';
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    throw new MarketDataError(400, `Invalid parameter '${name}': ${shown} (${issue.message}).`);
   }
   const p = parsed.data;
   const columns = p.columns

@@ -8,15 +8,16 @@ import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/
 import { type AsOf, currentAsOf } from '../pit/as-of.js';
 import type { Endpoint, Mode } from '../query/types.js';
 
-const MODE_NAMES: Record<string, Mode> = {
-  live: 'live',
-  delayed: 'delayed',
-  eod: 'eod',
-  historical: 'historical',
-  cached: 'cached',
-  cache: 'cached',
-  stale: 'cached',
-};
+/** Mode names as requested (a Map: `constructor` or `__proto__` is an unknown mode, not a lookup hit). */
+const MODE_NAMES: ReadonlyMap<string, Mode> = new Map([
+  ['live', 'live'],
+  ['delayed', 'delayed'],
+  ['eod', 'eod'],
+  ['historical', 'historical'],
+  ['cached', 'cached'],
+  ['cache', 'cached'],
+  ['stale', 'cached'],
+]);
 
 /** Freshness order: a larger rank is older data. */
 const RANK: Record<Exclude<Mode, 'cached'>, number> = { live: 0, delayed: 1, eod: 2, historical: 3 };
@@ -27,7 +28,7 @@ export type Resolved = { mode: Mode; asOf: AsOf };
 /** Reads the `mode` parameter (undefined when omitted); an unknown value is a 400. */
 export function parseMode(text: string | undefined): Mode | undefined {
   if (text === undefined || text === '') return undefined;
-  const mode = MODE_NAMES[text.toLowerCase()];
+  const mode = MODE_NAMES.get(text.toLowerCase());
   if (mode === undefined) {
     throw new MarketDataError(400, `Invalid mode '${text}'. Use live, delayed, eod, historical or cached.`);
   }

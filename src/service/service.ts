@@ -141,9 +141,9 @@ export class Api {
     let account: Account | undefined;
     try {
       output = parseOutputOptions(query);
-      const headers = lowerCaseKeys(options.headers);
+      const headers = lowerCaseKeys(options?.headers);
       const token =
-        (typeof options.token === 'string' ? options.token : undefined) ??
+        (typeof options?.token === 'string' ? options.token : undefined) ??
         bearer(headers['authorization']) ??
         query['token'];
       const path = rawPath.replace(/\/{2,}/g, '/');
@@ -173,17 +173,18 @@ export class Api {
         account,
         nowSeconds,
         rawPath,
-        typeof options.ip === 'string' ? options.ip : undefined,
+        typeof options?.ip === 'string' ? options.ip : undefined,
       );
     } catch (error) {
       const failure = failureOf(error);
       const rendered = renderError(failure.body, output);
       const credits = 0;
       const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
+      // A request log that cannot be written (the fault being answered, perhaps) must not make this throw.
       const entry =
         account === undefined
           ? undefined
-          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds);
+          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds).catch(() => undefined);
       return {
         status: failure.status,
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
@@ -516,7 +517,14 @@ export function readInstant(now: unknown, clock: Clock = systemClock): number | 
 
 /** The 400 for a clock instant that cannot be read (a caller's mistake in `now`). */
 function invalidNow(now: unknown): ApiResponse {
-  const shown = typeof now === 'string' ? `'${now.slice(0, 40)}'` : String(now).slice(0, 40);
+  const shown =
+    typeof now === 'string'
+      ? `'${now.slice(0, 40)}'`
+      : typeof now === 'number' || typeof now === 'bigint' || typeof now === 'boolean' || now === null
+        ? String(now).slice(0, 40)
+        : now instanceof Date
+          ? 'Invalid Date'
+          : `of type ${typeof now}`; // an object's own text could throw: never ask it
   const errmsg = `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`;
   return {
     status: 400,
@@ -533,7 +541,7 @@ function bearer(value: string | undefined): string | undefined {
 
 /** The `/headers/` echo: lower-case names, the token redacted but for its last four characters. */
 function echoHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(headers)) {
     if (k === 'authorization') {
       const token = bearer(v) ?? v;

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
+import { openStore, type Store } from '../../src/library/store.js';
 import { etWallToSeconds } from '../../src/market-time/index.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { openStore, type Store } from '../../src/library/store.js';
 import { sharedData } from '../helpers/paths.js';
 
 const NOW = '2013-10-07T12:00:00-04:00';

@@ -17,9 +17,9 @@ import {
   universeSymbolOf,
 } from '../../src/ingest/formats/lean-option-universe.js';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
+import { openStore } from '../../src/library/store.js';
 import { SqlSession } from '../../src/store/sql.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { openStore } from '../../src/library/store.js';
 
 const FILE = fileURLToPath(
   new URL('../fixtures/ingest/lean/option/usa/universes/spy/20240104.csv', import.meta.url),

@@ -16,11 +16,11 @@ import {
   isSession,
   type ParsedDate,
   type RelativeDate,
-  resolveRelative,
   toEtDate,
 } from '../../market-time/index.js';
+import { countParam, dateOrRelativeParam, dayParam, parseParams, resolveDateParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import { badRequest, countParam, dateParam, dayParam, field, parseQuery } from './stocks-common.js';
+import { badRequest, field } from './stocks-common.js';
 
 /** The most days one request may list. */
 const MAX_DAYS = 100_000;
@@ -29,8 +29,8 @@ function statusQuery(clock: Clock) {
   return z.object({
     country: z.string().optional(),
     date: dayParam(clock).optional(),
-    from: dateParam(clock).optional(),
-    to: dateParam(clock).optional(),
+    from: dateOrRelativeParam(clock).optional(),
+    to: dateOrRelativeParam(clock).optional(),
     countback: countParam.optional(),
   });
 }
@@ -45,8 +45,8 @@ function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
 }
 
-function dateOf(value: ParsedDate | RelativeDate, anchor: ParsedDate): string {
-  const parsed = value.kind === 'relative' ? resolveRelative(value, anchor) : value;
+function dateOf(name: string, value: ParsedDate | RelativeDate, anchor: ParsedDate): string {
+  const parsed = resolveDateParam(name, value, anchor);
   return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
 }
 
@@ -63,7 +63,7 @@ export function marketStatusOf(date: string): 'open' | 'closed' | null {
 /** Answers a market status request (see the module comment). */
 export async function marketStatus(ctx: EndpointContext): Promise<EndpointResult> {
   const clock = fixedClock(ctx.nowSeconds);
-  const query = parseQuery(statusQuery(clock), ctx.query);
+  const query = parseParams(statusQuery(clock), ctx.query);
   const country = (query.country ?? 'US').trim().toUpperCase();
   if (!/^[A-Z]{2}$/.test(country)) {
     throw badRequest('Invalid parameter country: expected a two-letter ISO 3166 country code such as US.');
@@ -81,12 +81,12 @@ export async function marketStatus(ctx: EndpointContext): Promise<EndpointResult
   if (query.date !== undefined) {
     first = last = query.date;
   } else {
-    last = query.to === undefined ? today : dateOf(query.to, { kind: 'date', date: today });
+    last = query.to === undefined ? today : dateOf('to', query.to, { kind: 'date', date: today });
     if (query.countback !== undefined) {
       if (query.countback > MAX_DAYS) throw badRequest(`Too many days: at most ${MAX_DAYS} per request.`);
       first = shiftDays(last, 1 - query.countback);
     } else {
-      first = query.from === undefined ? last : dateOf(query.from, { kind: 'date', date: last });
+      first = query.from === undefined ? last : dateOf('from', query.from, { kind: 'date', date: last });
     }
   }
   if (first > last) throw badRequest('The from date is after the to date.');

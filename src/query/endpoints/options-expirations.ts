@@ -15,8 +15,11 @@ import { answerRowsSql } from '../options/snapshot-sql.js';
 import { booleanParam, numberParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
+/** The largest strike OCC symbology can write: eight digits, three of them decimals. */
+const MAX_STRIKE = 99_999.999;
+
 const expirationsSchema = z.object({
-  strike: numberParam({ min: 0 }).optional(),
+  strike: numberParam({ min: 0, max: MAX_STRIKE }).optional(),
   nonstandard: booleanParam.optional(),
 });
 

@@ -12,13 +12,13 @@ import { dataAsOf, optionFields } from '../options/columns.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
 import { closedSession, NO_OPTION_FOUND, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
-import { badCombination, dateParam, integerParam, parseParams } from '../params.js';
+import { badCombination, dayParam, integerParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function quotesSchema(clock: Clock) {
   return z.object({
-    from: dateParam(clock).optional(),
-    to: dateParam(clock).optional(),
+    from: dayParam(clock).optional(),
+    to: dayParam(clock).optional(),
     countback: integerParam({ min: 1 }).optional(),
   });
 }

@@ -20,20 +20,17 @@ import {
   parseResolution,
   splitFactor,
 } from '../candles.js';
+import { booleanParam, dayParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { DIVIDEND_ONLY_UNSUPPORTED } from './stocks-candles.js';
 import {
   badRequest,
-  booleanParam,
-  dayParam,
   field,
   isTradingDay,
   latestSessions,
   MARKET_CLOSED,
-  parseQuery,
   requestedDay,
   requestedSymbols,
-  symbolsParam,
 } from './stocks-common.js';
 
 function bulkCandlesQuery(clock: ReturnType<typeof fixedClock>) {
@@ -53,7 +50,7 @@ export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult>
   if (resolution?.unit !== 'days' || resolution.count !== 1) {
     throw badRequest(`Invalid resolution "${resolutionText}". Bulk candles are daily only: daily, D or 1D.`);
   }
-  const query = parseQuery(bulkCandlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
+  const query = parseParams(bulkCandlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
   const adjustSplits = query.adjustsplits ?? true;
   if (!adjustSplits && (query.adjustdividends ?? true)) throw badRequest(DIVIDEND_ONLY_UNSUPPORTED);
   const symbols = await requestedSymbols(ctx.sql, undefined, query.symbols, query.snapshot === true);

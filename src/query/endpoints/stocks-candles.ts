@@ -23,7 +23,6 @@ import {
   etMidnightSeconds,
   fixedClock,
   type ParsedDate,
-  type RelativeDate,
   resolveRelative,
   toEtDate,
 } from '../../market-time/index.js';
@@ -49,18 +48,21 @@ import {
   type Split,
   shiftDate,
 } from '../candles.js';
+import {
+  booleanParam,
+  countParam,
+  dateOrRelativeParam,
+  dayParam,
+  normalizeSymbol,
+  parseParams,
+  resolveDateParam,
+} from '../params.js';
 import type { Answer, Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
 import {
   badRequest,
-  booleanParam,
-  countParam,
-  dateParam,
-  dayParam,
   field,
   isTradingDay,
   MARKET_CLOSED,
-  normalizeSymbol,
-  parseQuery,
   requestedDay,
   SYMBOL_NOT_FOUND,
   symbolKnown,
@@ -85,8 +87,8 @@ export function invalidResolution(text: string): string {
 
 function candlesQuery(clock: Clock) {
   return z.object({
-    from: dateParam(clock).optional(),
-    to: dateParam(clock).optional(),
+    from: dateOrRelativeParam(clock).optional(),
+    to: dateOrRelativeParam(clock).optional(),
     countback: countParam.optional(),
     date: dayParam(clock).optional(),
     extended: booleanParam.optional(),
@@ -105,8 +107,7 @@ type CandleRange = {
 };
 
 function nextDay(date: string): string {
-  const next = resolveRelative({ kind: 'relative', amount: 1, unit: 'days' }, { kind: 'date', date });
-  return (next as { date: string }).date;
+  return shiftDate(date, 1);
 }
 
 function startSeconds(parsed: ParsedDate): number {
@@ -127,11 +128,6 @@ function plusYears(tsSeconds: number, years: number): number {
     { kind: 'instant', tsSeconds },
   );
   return (shifted as { tsSeconds: number }).tsSeconds;
-}
-
-/** A date parameter with a relative `-N unit` read against `anchor` (`to` for `from`, now for `to`). */
-function resolved(value: ParsedDate | RelativeDate, anchor: ParsedDate): ParsedDate {
-  return value.kind === 'relative' ? resolveRelative(value, anchor) : value;
 }
 
 /** Reads the range parameters, enforcing the combinations and the intraday one-year limit (413). */
@@ -157,14 +153,14 @@ function candleRange(
     throw badRequest('The from and countback parameters cannot be used together.');
   }
   const now: ParsedDate = { kind: 'instant', tsSeconds: nowSeconds };
-  const to = query.to === undefined ? now : resolved(query.to, now);
+  const to = query.to === undefined ? now : resolveDateParam('to', query.to, now);
   const toSeconds = endSeconds(to);
   if (query.from === undefined) {
     const countback = query.countback ?? 1;
     const fromSeconds = intraday ? plusYears(toSeconds, -1) + 1 : Number.NEGATIVE_INFINITY;
     return { fromSeconds, toSeconds, fromDate: '0000-01-01', toDate: dateOf(to), countback };
   }
-  const from = resolved(query.from, to);
+  const from = resolveDateParam('from', query.from, to);
   const fromSeconds = startSeconds(from);
   if (fromSeconds > toSeconds) throw badRequest('The from date is after the to date.');
   if (intraday && toSeconds >= plusYears(fromSeconds, 1)) {
@@ -260,10 +256,7 @@ async function dailyResult(
     return { periods, chosen: range.countback === undefined ? inRange : inRange.slice(-range.countback) };
   };
   // Read from where the first candle wanted may start; read everything when that was not enough.
-  const from =
-    range.countback === undefined
-      ? periodStart(range.fromDate, resolution)
-      : periodStart(shiftDate(range.toDate, -daysForPeriods(range.countback, resolution)), resolution);
+  const from = readFrom(range, resolution);
   let { periods, chosen } = await select(from);
   if (from !== undefined && (chosen.length === 0 || chosen.length < (range.countback ?? 0))) {
     ({ periods, chosen } = await select(undefined));
@@ -277,6 +270,23 @@ async function dailyResult(
   );
 }
 
+/** No stored bar is older than this: a read that would start earlier reads everything instead. */
+const OLDEST_BAR_DATE = '1900-01-01';
+
+/**
+ * The first day worth reading for a daily-or-longer range, or undefined to read every bar: when the
+ * range (or `countback` periods before `to`) starts before {@link OLDEST_BAR_DATE}, which also keeps
+ * the shifted dates of a huge countback or resolution representable.
+ */
+function readFrom(range: CandleRange, resolution: Resolution): string | undefined {
+  if (range.countback === undefined) {
+    return range.fromDate < OLDEST_BAR_DATE ? undefined : periodStart(range.fromDate, resolution);
+  }
+  const days = daysForPeriods(range.countback, resolution);
+  const available = (Date.parse(range.toDate) - Date.parse(OLDEST_BAR_DATE)) / 86_400_000;
+  return days > available ? undefined : periodStart(shiftDate(range.toDate, -days), resolution);
+}
+
 function noData(nextTime: number | null, prevTime: number | null): NoData {
   return { kind: 'no_data', nextTime, prevTime };
 }
@@ -287,7 +297,7 @@ export async function candles(ctx: EndpointContext): Promise<EndpointResult> {
   const resolution = parseResolution(resolutionText);
   if (resolution === undefined) throw badRequest(invalidResolution(resolutionText));
   const intraday = isIntraday(resolution);
-  const query = parseQuery(candlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
+  const query = parseParams(candlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
   if (intraday && query.adjustdividends === true) throw badRequest(INTRADAY_DIVIDENDS_UNSUPPORTED);
   const adjustSplits = query.adjustsplits ?? !intraday;
   if (!intraday && !adjustSplits && (query.adjustdividends ?? true))

@@ -1,19 +1,10 @@
 /**
- * What the stock and market endpoints share: parameter parsing at the boundary (zod, 400 on a bad value),
- * symbol lists, the "Symbol not found." and "Market closed on this date." answers, and per-session
- * summaries of the bars known at a cutoff (the ground of stock quotes, prices and bulk candles).
+ * What the stock and market endpoints share: the requested symbols, the "Symbol not found." and "Market
+ * closed on this date." answers, and per-session summaries of the bars known at a cutoff (the ground of
+ * stock quotes, prices and bulk candles). Their parameters are read with `../params.ts`.
  */
-import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
-import {
-  type Clock,
-  isSession,
-  type ParsedDate,
-  parseDateInput,
-  parseDateInputOrRelative,
-  type RelativeDate,
-  toEtDate,
-} from '../../market-time/index.js';
+import { isSession } from '../../market-time/index.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import {
   closeOf,
@@ -23,6 +14,7 @@ import {
   minuteBarsSql,
   splitFactor,
 } from '../candles.js';
+import { normalizeSymbol } from '../params.js';
 import type { AsOf, Field, FieldKind, NoData } from '../types.js';
 
 /** The answer for a symbol the store does not know at the as-of (semantics §6). */
@@ -34,88 +26,6 @@ export const MARKET_CLOSED: NoData = { kind: 'no_data', errmsg: 'Market closed o
 /** A 400 refusal with `{"s":"error","errmsg":…}`. */
 export function badRequest(errmsg: string): MarketDataError {
   return new MarketDataError(400, errmsg);
-}
-
-/** Parses an endpoint's query with `schema`; any issue becomes a 400 naming the parameter. */
-export function parseQuery<T extends z.ZodType>(
-  schema: T,
-  query: Readonly<Record<string, string>>,
-): z.output<T> {
-  const parsed = schema.safeParse(query);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const name = issue.path.length > 0 ? `${issue.path.join('.')}` : undefined;
-  throw badRequest(name === undefined ? issue.message : `Invalid parameter ${name}: ${issue.message}`);
-}
-
-/** A boolean query parameter: `true`/`false` (also `1`/`0`), any case. */
-export const booleanParam = z.string().transform((text, context) => {
-  const lower = text.trim().toLowerCase();
-  if (lower === 'true' || lower === '1') return true;
-  if (lower === 'false' || lower === '0') return false;
-  context.addIssue({ code: 'custom', message: `expected true or false, got "${text}"` });
-  return z.NEVER;
-});
-
-/** A count parameter (`countback`): a whole number from 1 to 10,000,000. */
-export const countParam = z.string().transform((text, context) => {
-  const trimmed = text.trim();
-  const value = Number(trimmed);
-  if (!/^\d{1,8}$/.test(trimmed) || value < 1 || value > 10_000_000) {
-    context.addIssue({
-      code: 'custom',
-      message: `expected a whole number from 1 to 10000000, got "${text}"`,
-    });
-    return z.NEVER;
-  }
-  return value;
-});
-
-/** Normalises one ticker: trimmed, upper case. */
-export function normalizeSymbol(text: string): string {
-  return text.trim().toUpperCase();
-}
-
-/** A comma-separated ticker list: normalised, empty items dropped, first occurrence kept. */
-export const symbolsParam = z.string().transform((text, context) => {
-  const symbols = [
-    ...new Set(
-      text
-        .split(',')
-        .map(normalizeSymbol)
-        .filter((s) => s !== ''),
-    ),
-  ];
-  if (symbols.length === 0) {
-    context.addIssue({ code: 'custom', message: 'expected a comma-separated list of symbols' });
-    return z.NEVER;
-  }
-  return symbols;
-});
-
-/** A date parameter read against the request's clock; a relative `-N unit` stays unresolved. */
-export function dateParam(clock: Clock) {
-  return z.string().transform((text, context): ParsedDate | RelativeDate => {
-    try {
-      return parseDateInputOrRelative(text, clock);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
-}
-
-/** A date parameter resolved to a calendar date (an instant gives its ET date). */
-export function dayParam(clock: Clock) {
-  return z.string().transform((text, context): string => {
-    try {
-      const parsed = parseDateInput(text, clock);
-      return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
 }
 
 /** Whether the exchange held a session on `date`; outside the calendar's years, every weekday counts. */

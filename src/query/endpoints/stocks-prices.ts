@@ -7,22 +7,15 @@
  */
 import { z } from 'zod';
 import { knowledgeAt } from '../candles.js';
+import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import {
-  booleanParam,
-  field,
-  parseQuery,
-  requestedSymbols,
-  SYMBOL_NOT_FOUND,
-  stockSnapshots,
-  symbolsParam,
-} from './stocks-common.js';
+import { field, requestedSymbols, SYMBOL_NOT_FOUND, stockSnapshots } from './stocks-common.js';
 
 const PricesQuery = z.object({ symbols: symbolsParam.optional(), extended: booleanParam.optional() });
 
 /** Answers a stock prices request. */
 export async function prices(ctx: EndpointContext): Promise<EndpointResult> {
-  const query = parseQuery(PricesQuery, ctx.query);
+  const query = parseParams(PricesQuery, ctx.query);
   const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, false);
   const snapshots = await stockSnapshots(
     ctx.sql,

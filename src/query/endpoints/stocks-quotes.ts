@@ -18,16 +18,14 @@ import { z } from 'zod';
 import { resolveRelative } from '../../market-time/index.js';
 import type { SqlSession } from '../../store/sql.js';
 import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
+import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, Field } from '../types.js';
 import {
-  booleanParam,
   field,
-  parseQuery,
   requestedSymbols,
   type StockSnapshot,
   SYMBOL_NOT_FOUND,
   stockSnapshots,
-  symbolsParam,
 } from './stocks-common.js';
 
 const QuotesQuery = z.object({
@@ -69,7 +67,7 @@ async function fiftyTwoWeek(
 
 /** Answers a stock quotes request (see the module comment). */
 async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promise<EndpointResult> {
-  const query = parseQuery(QuotesQuery, ctx.query);
+  const query = parseParams(QuotesQuery, ctx.query);
   const snapshotAll = allowSnapshot && query.snapshot === true;
   const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, snapshotAll);
   const single = symbols.length === 1 && !snapshotAll;
