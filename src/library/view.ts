@@ -11,6 +11,7 @@ import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/
 import type { AsOf } from '../pit/as-of.js';
 import { OPTION_FIELD_KNOWN_AT, optionFieldKnownAt } from '../pit/known-at.js';
 import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
+import { MARKET_CLOSED } from '../query/no-data.js';
 import type { Answer, EndpointResult, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
 import { libraryError, toResult } from './answer.js';
@@ -103,7 +104,7 @@ export class PointInTimeView {
         mode = 'historical';
         result = isSession(asOf.session)
           ? await api.answerAt(endpoint, question.path, query, asOf, mode, T)
-          : { kind: 'no_data', errmsg: 'Market closed on this date.' };
+          : MARKET_CLOSED;
       } else {
         const evaluation = await api.evaluate(endpoint, question.path, query, this.host.account, T);
         ({ result, status, cachedHit, mode, asOf } = evaluation);

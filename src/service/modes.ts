@@ -6,6 +6,7 @@ import { type Account, isPaid } from '../billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
 import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
 import { type AsOf, currentAsOf } from '../pit/as-of.js';
+import { MARKET_CLOSED } from '../query/no-data.js';
 import type { Endpoint, Mode } from '../query/types.js';
 
 /** Mode names as requested (a Map: `constructor` or `__proto__` is an unknown mode, not a lookup hit). */
@@ -100,9 +101,8 @@ function parseHistoricalDate(text: string, nowSeconds: number): string {
     throw new MarketDataError(400, `Invalid date '${text}'. The calendar covers 2000 to 2035.`);
   }
   if (!open) {
-    throw new MarketDataError(404, 'Market closed on this date.', {
-      body: { s: 'no_data', errmsg: 'Market closed on this date.' },
-    });
+    const errmsg = MARKET_CLOSED.errmsg!;
+    throw new MarketDataError(404, errmsg, { body: { s: 'no_data', errmsg } });
   }
   return session;
 }

@@ -6,15 +6,10 @@
 import { z } from 'zod';
 import { type Clock, dte, fixedClock, isIndexRoot } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
+import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
 import type { OptionRecord } from '../options/records.js';
-import {
-  closedSession,
-  noDataAround,
-  SYMBOL_NOT_FOUND,
-  scopeOfSymbol,
-  underlyingKnown,
-} from '../options/scope.js';
+import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 import { type ExpirationGroup, groupRecords, scopeAnswer } from '../options/scope-answer.js';
 import {
   badCombination,

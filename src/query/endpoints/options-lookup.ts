@@ -7,7 +7,7 @@ import { MarketDataError } from '../../errors.js';
 import { underlyingOfRoot } from '../../market-time/index.js';
 import { formatOccSymbol, parseLookupText } from '../../occ/index.js';
 import { asOfSession } from '../../pit/as-of.js';
-import { NO_OPTION_FOUND } from '../options/scope.js';
+import { NO_OPTION_FOUND } from '../no-data.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 async function answerLookup(ctx: EndpointContext): Promise<EndpointResult> {

@@ -20,6 +20,7 @@ import {
   parseResolution,
   splitFactor,
 } from '../candles.js';
+import { MARKET_CLOSED } from '../no-data.js';
 import { booleanParam, dayParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { DIVIDEND_ONLY_UNSUPPORTED } from './stocks-candles.js';
@@ -28,7 +29,6 @@ import {
   field,
   isTradingDay,
   latestSessions,
-  MARKET_CLOSED,
   requestedDay,
   requestedSymbols,
 } from './stocks-common.js';

@@ -48,6 +48,7 @@ import {
   type Split,
   shiftDate,
 } from '../candles.js';
+import { MARKET_CLOSED, SYMBOL_NOT_FOUND } from '../no-data.js';
 import {
   booleanParam,
   countParam,
@@ -58,15 +59,7 @@ import {
   resolveDateParam,
 } from '../params.js';
 import type { Answer, Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
-import {
-  badRequest,
-  field,
-  isTradingDay,
-  MARKET_CLOSED,
-  requestedDay,
-  SYMBOL_NOT_FOUND,
-  symbolKnown,
-} from './stocks-common.js';
+import { badRequest, field, isTradingDay, requestedDay, symbolKnown } from './stocks-common.js';
 
 /** The errmsg of the 413 for an intraday range of one year or more. */
 export const INTRADAY_RANGE_TOO_LARGE =

@@ -15,13 +15,7 @@ import {
   splitFactor,
 } from '../candles.js';
 import { normalizeSymbol } from '../params.js';
-import type { AsOf, Field, FieldKind, NoData } from '../types.js';
-
-/** The answer for a symbol the store does not know at the as-of (semantics §6). */
-export const SYMBOL_NOT_FOUND: NoData = { kind: 'no_data', errmsg: 'Symbol not found.' };
-
-/** The answer for a `date` that was not a session (semantics §5). */
-export const MARKET_CLOSED: NoData = { kind: 'no_data', errmsg: 'Market closed on this date.' };
+import type { AsOf, Field, FieldKind } from '../types.js';
 
 /** A 400 refusal with `{"s":"error","errmsg":…}`. */
 export function badRequest(errmsg: string): MarketDataError {

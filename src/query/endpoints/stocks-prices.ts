@@ -7,9 +7,10 @@
  */
 import { z } from 'zod';
 import { knowledgeAt } from '../candles.js';
+import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
-import { field, requestedSymbols, SYMBOL_NOT_FOUND, stockSnapshots } from './stocks-common.js';
+import { field, requestedSymbols, stockSnapshots } from './stocks-common.js';
 
 const PricesQuery = z.object({ symbols: symbolsParam.optional(), extended: booleanParam.optional() });
 

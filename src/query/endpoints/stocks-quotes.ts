@@ -18,15 +18,10 @@ import { z } from 'zod';
 import { resolveRelative } from '../../market-time/index.js';
 import type { SqlSession } from '../../store/sql.js';
 import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
+import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, Field } from '../types.js';
-import {
-  field,
-  requestedSymbols,
-  type StockSnapshot,
-  SYMBOL_NOT_FOUND,
-  stockSnapshots,
-} from './stocks-common.js';
+import { field, requestedSymbols, type StockSnapshot, stockSnapshots } from './stocks-common.js';
 
 const QuotesQuery = z.object({
   symbols: symbolsParam.optional(),

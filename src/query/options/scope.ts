@@ -5,6 +5,7 @@
 import { isSession, underlyingOfRoot } from '../../market-time/index.js';
 import { type AsOf, sessionEndSeconds } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
+import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
 
 /** Which contracts a query reads: an underlying's chain (optionally one root of it) or one contract. */
@@ -12,19 +13,10 @@ export type Scope =
   | { readonly underlying: string; readonly root?: string }
   | { readonly optionSymbol: string };
 
-/** The body of 404 answers for a contract the store does not hold (api-reference §3.2). */
-export const NO_OPTION_FOUND = 'No option found. No option was found for this strike and expiration.';
-
-/** The answer for a date the exchange was closed (semantics §5). */
-export const MARKET_CLOSED: NoData = { kind: 'no_data', errmsg: 'Market closed on this date.' };
-
 /** The no-data answer for a dated request on a date the exchange was closed, else undefined. */
 export function closedSession(asOf: AsOf): NoData | undefined {
   return asOf.kind === 'dated' && !isSession(asOf.session) ? MARKET_CLOSED : undefined;
 }
-
-/** The answer for a symbol the store has never seen (semantics §6). */
-export const SYMBOL_NOT_FOUND: NoData = { kind: 'no_data', errmsg: 'Symbol not found.' };
 
 /**
  * A no-data answer carrying the nearest sessions with data for the scope before `first` and after `last`
