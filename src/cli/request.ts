@@ -53,6 +53,8 @@ export function registerRequest(program: Command): void {
         if (!flags.include && response.body !== '' && !response.body.endsWith('\n')) out += '\n';
         process.stdout.write(out);
         if (flags.fail && response.status >= 400) process.exitCode = 22;
+        // For operators: what a 500 hides from its body (the failure, its causes and SQL).
+        if (response.detail !== undefined) process.stderr.write(`pitchain: ${response.detail}\n`);
       } finally {
         store.close();
       }
