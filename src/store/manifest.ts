@@ -31,12 +31,20 @@ export type ProvenanceEntry = {
   ingestedAt: string;
 };
 
+/** A file that left the manifest: readers pinned to an older manifest may read it until the grace ends. */
+export type RetiredEntry = { path: string; retiredAt: string };
+
 export type Manifest = {
   format: typeof MANIFEST_FORMAT;
   dataVersion: string;
   committedAt: string;
   tables: Record<TableName, FileEntry[]>;
   provenance: ProvenanceEntry[];
+  /**
+   * Files no longer listed, with the instant each stopped being listed (not part of the data version).
+   * Absent when empty, so a store that never replaced a file keeps the manifest it always had.
+   */
+  retired?: RetiredEntry[];
 };
 
 /** The manifest of a store that has no data yet. */

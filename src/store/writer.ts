@@ -25,6 +25,7 @@ import {
   MANIFEST_FILE,
   type Manifest,
   type ProvenanceEntry,
+  type RetiredEntry,
   readManifest,
   writeManifest,
 } from './manifest.js';
@@ -87,8 +88,11 @@ export type BeginOptions = {
   readonly memoryLimit?: string;
 };
 
-/** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
-const GARBAGE_GRACE_MS = 10 * 60_000;
+/**
+ * A file that left the manifest is kept this long after it left: a reader that has not refreshed still
+ * holds the manifest that listed it, however old the file itself is.
+ */
+export const GARBAGE_GRACE_MS = 10 * 60_000;
 
 const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
 
@@ -162,7 +166,8 @@ export class WriteTransaction {
   async commit(sources: readonly SourceRecord[], options: CommitOptions = {}): Promise<CommitResult> {
     this.ensureOpen();
     try {
-      await this.removeGarbage();
+      const started = Date.now();
+      const retained = await this.removeGarbage(started);
       crashPoint('staged');
       const unique = new Set(options.uniqueKeys);
       await this.deriveContracts();
@@ -196,6 +201,9 @@ export class WriteTransaction {
         provenance: [...this.base.provenance, ...added],
         committedAt: now,
       };
+      const retired = retire(this.base, tables, retained, new Date(started).toISOString());
+      delete next.retired;
+      if (retired.length > 0) next.retired = retired;
       next.dataVersion = computeDataVersion(next);
       const changed = next.dataVersion !== this.base.dataVersion;
       if (changed || (await readManifest(this.dir)) === undefined) await writeManifest(this.dir, next);
@@ -439,19 +447,51 @@ export class WriteTransaction {
     return { path: `${dirRel}/${name}`, sha256, rows, bytes: size, partition };
   }
 
-  /** Removes files left by crashed writers and files no manifest has referenced for a while. */
-  private async removeGarbage(): Promise<void> {
+  /**
+   * Removes files left by crashed writers and files that left the manifest more than the grace ago;
+   * returns the retired entries still kept. A file on disk that the manifest neither lists nor records as
+   * retired (a store written before retirement was recorded, or a file a crashed writer named but never
+   * listed) is measured from its modification time instead.
+   */
+  private async removeGarbage(now: number): Promise<RetiredEntry[]> {
     const live = new Set(Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)));
+    const retiredAt = new Map((this.base.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
+    const kept: RetiredEntry[] = [];
     const root = path.join(this.dir, TABLES_DIR);
     const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-    const now = Date.now();
     for (const entry of entries) {
       if (!entry.isFile()) continue;
       const abs = path.join(entry.parentPath, entry.name);
       const rel = path.relative(this.dir, abs).split(path.sep).join('/');
       if (live.has(rel)) continue;
-      const stale = entry.name.startsWith('.tmp-') || now - (await fs.stat(abs)).mtimeMs > GARBAGE_GRACE_MS;
+      const since = retiredAt.get(rel);
+      const stale =
+        entry.name.startsWith('.tmp-') ||
+        now - (since !== undefined && Number.isFinite(since) ? since : (await fs.stat(abs)).mtimeMs) >
+          GARBAGE_GRACE_MS;
       if (stale) await fs.rm(abs, { force: true });
+      else if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
     }
+    return kept;
   }
+}
+
+/**
+ * The retired list of the manifest that replaces `base` with `tables`: the entries still kept that did
+ * not come back, and every file `base` listed that `tables` does not, retired at `at`.
+ */
+function retire(
+  base: Manifest,
+  tables: Manifest['tables'],
+  kept: readonly RetiredEntry[],
+  at: string,
+): RetiredEntry[] {
+  const paths = (t: Manifest['tables']) => Object.values(t).flatMap((files) => files.map((f) => f.path));
+  const next = new Set(paths(tables));
+  const retired = kept.filter((r) => !next.has(r.path));
+  const known = new Set(retired.map((r) => r.path));
+  for (const file of paths(base.tables)) {
+    if (!next.has(file) && !known.has(file)) retired.push({ path: file, retiredAt: at });
+  }
+  return retired.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
