@@ -109,6 +109,9 @@ export function registerIngest(program: Command): void {
         progress.stop();
         const result = await commitStaged(tx, staged, (source) => path.basename(source));
         committed = true;
+        for (const file of result.replaced) {
+          process.stderr.write(`replaced ${file.problem} store file ${file.path} (${file.detail})\n`);
+        }
         if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
         const sessions = new Set(staged.files.flatMap((f) => f.sessions));
         const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));

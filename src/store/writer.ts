@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
 import { classifyExpiration, expirationSeconds, settlementOf } from '../market-time/index.js';
+import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
   fileColumns,
   PARTITION_EXPRESSIONS,
@@ -59,6 +60,8 @@ export type CommitResult = {
   changed: boolean;
   rows: Partial<Record<TableName, number>>;
   files: number;
+  /** Missing or damaged files of the partitions this commit rewrote, now replaced (their lost rows with them). */
+  replaced: DamagedFile[];
 };
 
 /** One partition of a staged table, its rows, and the first and last rowid of its rows there. */
@@ -109,6 +112,8 @@ function commitTime(): string {
 /** A write in progress: staging tables (every canonical table, plus `_line`) in a private DuckDB. */
 export class WriteTransaction {
   private finished = false;
+  /** Files of the base manifest found missing or damaged, by path: they are neither read nor kept. */
+  private readonly damaged = new Map<string, DamagedFile>();
 
   private constructor(
     readonly dir: string,
@@ -214,6 +219,13 @@ export class WriteTransaction {
         changed,
         rows,
         files: jobs.length,
+        replaced: [...this.damaged.values()].filter((d) =>
+          jobs.some(
+            ({ table, partition }) =>
+              table === d.table &&
+              this.base.tables[table].some((f) => f.path === d.path && samePartition(f.partition, partition)),
+          ),
+        ),
       };
     } finally {
       await this.finish();
@@ -259,6 +271,30 @@ export class WriteTransaction {
       if (oneThreadEach) await this.sql.run(`SET threads = ${threads}`);
     }
     return written;
+  }
+
+  /**
+   * The files of `entries` this commit can read: there, at their recorded size, with a footer DuckDB reads
+   * (and, when `deep`, their recorded content hash). The others are noted as damaged: a partition this
+   * commit rewrites then holds the staged rows and its intact files' rows, which repairs it, while a
+   * damaged file of another partition stays listed for `pitchain verify` to report.
+   */
+  private async usable(
+    sql: SqlSession,
+    table: TableName,
+    entries: readonly FileEntry[],
+    deep = false,
+  ): Promise<FileEntry[]> {
+    const found: FileEntry[] = [];
+    for (const entry of entries) {
+      if (this.damaged.has(entry.path)) continue;
+      const problem = deep
+        ? await deepCheck(this.dir, table, entry)
+        : ((await quickCheck(this.dir, table, entry)) ?? (await footerCheck(sql, this.dir, table, entry)));
+      if (problem === undefined) found.push(entry);
+      else this.damaged.set(entry.path, problem);
+    }
+    return found;
   }
 
   /** Drops the staged rows and releases the lock; the store is unchanged. */
@@ -340,7 +376,9 @@ export class WriteTransaction {
       for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
     }
     await this.sql.append('expiry', cols);
-    const existing = this.base.tables.contracts.map((f) => path.join(this.dir, f.path));
+    const existing = (await this.usable(this.sql, 'contracts', this.base.tables.contracts)).map((f) =>
+      path.join(this.dir, f.path),
+    );
     const earliest =
       existing.length === 0
         ? 'p.first_seen'
@@ -415,29 +453,44 @@ export class WriteTransaction {
       ...partitionMatchSql(table, partition),
       `rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`,
     ].join(' AND ');
-    const old = current
-      .filter((f) => samePartition(f.partition, partition))
-      .map((f) => path.join(this.dir, f.path));
-    const keyMatch = TABLE_KEYS[table].map((k) => `s.${q(k)} = e.${q(k)}`).join(' AND ');
-    const kept =
-      old.length === 0
-        ? ''
-        : `UNION ALL SELECT ${columns.map((c) => `e.${q(c)}`).join(', ')}
-           FROM ${readParquetSql(old, keys)} e
-           WHERE NOT EXISTS (SELECT 1 FROM ${q(table)} s WHERE ${keyMatch})`;
     const dirRel = partitionDirectory(table, partition);
     const dirAbs = path.join(this.dir, dirRel);
     await fs.mkdir(dirAbs, { recursive: true });
-    const temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
     const sort = TABLE_SORT[table]
       .filter((c) => columns.includes(c))
       .map(q)
       .join(', ');
-    const rows = Number(
-      await sql.value(`
+    const keyMatch = TABLE_KEYS[table].map((k) => `s.${q(k)} = e.${q(k)}`).join(' AND ');
+    const oldEntries = current.filter((f) => samePartition(f.partition, partition));
+    const copy = async (old: readonly FileEntry[], temp: string) => {
+      const kept =
+        old.length === 0
+          ? ''
+          : `UNION ALL SELECT ${columns.map((c) => `e.${q(c)}`).join(', ')}
+           FROM ${readParquetSql(
+             old.map((f) => path.join(this.dir, f.path)),
+             keys,
+           )} e
+           WHERE NOT EXISTS (SELECT 1 FROM ${q(table)} s WHERE ${keyMatch})`;
+      return Number(
+        await sql.value(`
         COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})
         TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
-    );
+      );
+    };
+    let temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
+    let rows: number;
+    const old = await this.usable(sql, table, oldEntries);
+    try {
+      rows = await copy(old, temp);
+    } catch (error) {
+      // A file whose pages are damaged passes the size and footer checks: only its content hash tells.
+      await fs.rm(temp, { force: true });
+      const intact = await this.usable(sql, table, old, true);
+      if (intact.length === old.length) throw error;
+      temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-again.parquet`);
+      rows = await copy(intact, temp);
+    }
     await fsyncFile(temp);
     const sha256 = await sha256File(temp);
     const name = `${sha256.slice(0, 32)}.parquet`;
