@@ -18,14 +18,24 @@ export async function acquireWriterLock(dir: string): Promise<WriterLock> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const handle = await fs.open(file, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, host: os.hostname() }));
-      await handle.close();
+      try {
+        await handle.writeFile(JSON.stringify({ pid: process.pid, host: os.hostname() }));
+        await handle.close();
+      } catch (cause) {
+        // A lock without its holder (disk full) would refuse the next writer as held by an unknown process.
+        await handle.close().catch(() => {});
+        await fs.rm(file, { force: true });
+        throw new StoreError(`cannot write the writer lock of ${dir}: ${(cause as Error).message}`, {
+          cause,
+        });
+      }
       return {
         release: async () => {
           await fs.rm(file, { force: true });
         },
       };
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
         throw new StoreError(`cannot create the writer lock of ${dir}`, { cause: error });
       }

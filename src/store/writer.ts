@@ -16,7 +16,7 @@ import {
   samePartition,
   TABLES_DIR,
 } from './layout.js';
-import { acquireWriterLock, type WriterLock } from './lock.js';
+import { acquireWriterLock, LOCK_FILE, type WriterLock } from './lock.js';
 import {
   computeDataVersion,
   crashPoint,
@@ -115,20 +115,30 @@ export class WriteTransaction {
   /** Files of the base manifest found missing or damaged, by path: they are neither read nor kept. */
   private readonly damaged = new Map<string, DamagedFile>();
 
+  private committed = false;
+
   private constructor(
     readonly dir: string,
     readonly sql: SqlSession,
     private readonly lock: WriterLock,
     private readonly base: Manifest,
+    /** The outermost directory `begin` created for a new store, removed again if nothing is committed. */
+    private readonly created: string | undefined,
   ) {}
 
   /** Takes the writer lock of `dir` (creating the store when asked) and opens empty staging tables. */
   static async begin(dir: string, options: BeginOptions = {}): Promise<WriteTransaction> {
     const root = path.resolve(dir);
-    if (options.create) await fs.mkdir(root, { recursive: true });
+    const created = options.create ? await fs.mkdir(root, { recursive: true }) : undefined;
     const stat = await fs.stat(root).catch(() => undefined);
     if (!stat?.isDirectory()) throw new StoreError(`store directory ${dir} does not exist`);
-    const lock = await acquireWriterLock(root);
+    let lock: WriterLock;
+    try {
+      lock = await acquireWriterLock(root);
+    } catch (error) {
+      if (created !== undefined) await removeCreated(root, created);
+      throw error;
+    }
     try {
       const found = await readManifest(root);
       if (found === undefined && !options.create) {
@@ -137,14 +147,19 @@ export class WriteTransaction {
       const base = found ?? emptyManifest();
       // What a writer killed with -9 spilled is still there; holding the lock, this writer is its only user.
       await fs.rm(path.join(root, SPILL_DIR), { recursive: true, force: true });
+      // So is the manifest a writer killed between writing it and renaming it left under a temporary name.
+      for (const name of await fs.readdir(root)) {
+        if (MANIFEST_TEMP.test(name)) await fs.rm(path.join(root, name), { force: true });
+      }
       const sql = await SqlSession.open({
         tempDirectory: path.join(root, SPILL_DIR),
         ...(options.memoryLimit === undefined ? {} : { memoryLimit: options.memoryLimit }),
       });
       await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
-      return new WriteTransaction(root, sql, lock, base);
+      return new WriteTransaction(root, sql, lock, base, created);
     } catch (error) {
       await lock.release();
+      if (created !== undefined) await removeCreated(root, created);
       throw error;
     }
   }
@@ -197,8 +212,10 @@ export class WriteTransaction {
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
       }
       const now = commitTime();
+      // Sources that brought no row (a header-only file, a file whose every row was refused) add nothing.
+      const empty = jobs.length === 0;
       const added = sources
-        .filter((s) => !this.alreadyIngested(s.sha256, s.format))
+        .filter((s) => !empty && !this.alreadyIngested(s.sha256, s.format))
         .map((s) => ({ ...s, ingestedAt: now }));
       const next: Manifest = {
         ...this.base,
@@ -211,7 +228,10 @@ export class WriteTransaction {
       if (retired.length > 0) next.retired = retired;
       next.dataVersion = computeDataVersion(next);
       const changed = next.dataVersion !== this.base.dataVersion;
-      if (changed || (await readManifest(this.dir)) === undefined) await writeManifest(this.dir, next);
+      if (changed || (!empty && (await readManifest(this.dir)) === undefined)) {
+        await writeManifest(this.dir, next);
+        this.committed = true;
+      }
       crashPoint('committed');
       return {
         dataVersion: next.dataVersion,
@@ -313,6 +333,8 @@ export class WriteTransaction {
     // and never turns a commit that happened into an error.
     await fs.rm(path.join(this.dir, SPILL_DIR), { recursive: true, force: true }).catch(() => {});
     await this.lock.release();
+    // A store this transaction was to create, and never did: nothing of it should remain.
+    if (!this.committed && this.created !== undefined) await removeCreated(this.dir, this.created);
   }
 
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
@@ -547,4 +569,35 @@ function retire(
     if (!next.has(file) && !known.has(file)) retired.push({ path: file, retiredAt: at });
   }
   return retired.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** The temporary name `writeManifest` gives the next manifest before renaming it. */
+const MANIFEST_TEMP = /^manifest\.json\.\d+\.tmp$/;
+
+/**
+ * Removes a new store's directory that holds no manifest: the files a writer makes there, then each
+ * directory from the store up to `created`, the outermost one made for it. A directory something else
+ * was put in is not empty and stays.
+ */
+async function removeCreated(root: string, created: string): Promise<void> {
+  if (
+    await fs.access(path.join(root, MANIFEST_FILE)).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  for (const name of [TABLES_DIR, SPILL_DIR, LOCK_FILE]) {
+    await fs.rm(path.join(root, name), { recursive: true, force: true }).catch(() => {});
+  }
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (
+      !(await fs.rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    if (dir === created || path.dirname(dir) === dir) return;
+  }
 }

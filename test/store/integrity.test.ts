@@ -2,7 +2,6 @@
  * A missing or damaged file is contained: queries that need it fail naming it, every other query answers,
  * an ingest that rewrites its partition repairs it, and `pitchain verify` lists it.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { StoreError } from '../../src/errors.js';
 import { type FileEntry, readManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
 import { type CommitResult, WriteTransaction } from '../../src/store/writer.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { pitchain } from './fixtures/children.js';
 import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 
 const dirs: string[] = [];
@@ -125,30 +124,6 @@ describe('a missing or damaged store file', () => {
     }
   });
 });
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function pitchain(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/bin.ts'), ...args],
-      {
-        cwd: REPO_ROOT,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('pitchain verify', () => {
   it('checks every file against its content hash: exit 0 when all are intact, 1 listing what is not', async () => {
