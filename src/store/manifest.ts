@@ -191,8 +191,13 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 
 /**
  * Fault injection for the crash-safety tests: when `PITCHAIN_CRASH_AT` names this point the process
- * kills itself with SIGKILL, exactly as `kill -9` would at that moment.
+ * kills itself with SIGKILL, exactly as `kill -9` would at that moment (`PITCHAIN_INTERRUPT_AT`: SIGINT).
  */
 export function crashPoint(name: string): void {
   if (process.env['PITCHAIN_CRASH_AT'] === name) process.kill(process.pid, 'SIGKILL');
+  // The same for one Ctrl-C: the process receives SIGINT here once, and handles it as it would.
+  if (process.env['PITCHAIN_INTERRUPT_AT'] === name) {
+    delete process.env['PITCHAIN_INTERRUPT_AT'];
+    process.kill(process.pid, 'SIGINT');
+  }
 }

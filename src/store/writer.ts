@@ -116,6 +116,12 @@ export class WriteTransaction {
   private readonly damaged = new Map<string, DamagedFile>();
 
   private committed = false;
+  private interruptedAt: 'staging' | 'commit' | undefined;
+  private writing = false;
+  /** Connections running statements for this transaction besides `sql` (the commit's second writer). */
+  private readonly sides = new Set<SqlSession>();
+  /** Files this transaction created in the store (temporary and final names), until the manifest lists them. */
+  private readonly written = new Set<string>();
 
   private constructor(
     readonly dir: string,
@@ -164,6 +170,34 @@ export class WriteTransaction {
     }
   }
 
+  /**
+   * Asks the transaction to stop (Ctrl-C): the running statements are interrupted and the commit, unless
+   * it is already replacing the manifest, ends with a StoreError instead of publishing anything. Whatever
+   * the transaction wrote is removed when it ends, as the next writer would remove it.
+   */
+  interrupt(): void {
+    if (this.finished || this.interruptedAt !== undefined) return;
+    this.interruptedAt = this.writing ? 'commit' : 'staging';
+    if (this.writing) return; // the manifest rename is under way: the commit completes
+    this.sql.interrupt();
+    for (const side of this.sides) side.interrupt();
+  }
+
+  /** Whether `interrupt` was called before the commit started replacing the manifest. */
+  get interrupted(): boolean {
+    return this.interruptedAt === 'staging';
+  }
+
+  /** Whether `interrupt` was called once the commit was replacing the manifest (which then completed). */
+  get interruptedLate(): boolean {
+    return this.interruptedAt === 'commit';
+  }
+
+  /** Whether this transaction creates the store (its directory did not exist). */
+  get creating(): boolean {
+    return this.created !== undefined;
+  }
+
   /** The data version this transaction started from. */
   get baseVersion(): string {
     return this.base.dataVersion;
@@ -189,6 +223,7 @@ export class WriteTransaction {
       const started = Date.now();
       const retained = await this.removeGarbage(started);
       crashPoint('staged');
+      this.stopIfInterrupted();
       const unique = new Set(options.uniqueKeys);
       await this.deriveContracts();
       const tables = structuredClone(this.base.tables);
@@ -229,6 +264,11 @@ export class WriteTransaction {
       next.dataVersion = computeDataVersion(next);
       const changed = next.dataVersion !== this.base.dataVersion;
       if (changed || (!empty && (await readManifest(this.dir)) === undefined)) {
+        // One turn of the event loop, so that a Ctrl-C that came during the last statements is handled.
+        await new Promise((resolve) => setImmediate(resolve));
+        this.stopIfInterrupted();
+        // From here on an interrupt waits: the manifest is replaced whole or not at all.
+        this.writing = true;
         await writeManifest(this.dir, next);
         this.committed = true;
       }
@@ -270,6 +310,7 @@ export class WriteTransaction {
     let failed = false;
     const work = async (sql: SqlSession) => {
       while (taken < order.length && !failed) {
+        this.stopIfInterrupted();
         const i = order[taken++]!;
         if (oneThreadEach) await sql.run(`SET threads = ${taken === order.length ? threads : 1}`);
         const { table, partition, rowids } = jobs[i]!;
@@ -283,10 +324,12 @@ export class WriteTransaction {
       }
     };
     const side = await this.sql.connect();
+    this.sides.add(side);
     try {
       const settled = await Promise.allSettled([work(this.sql), work(side)]);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
     } finally {
+      this.sides.delete(side);
       side.close();
       if (oneThreadEach) await this.sql.run(`SET threads = ${threads}`);
     }
@@ -322,6 +365,10 @@ export class WriteTransaction {
     if (!this.finished) await this.finish();
   }
 
+  private stopIfInterrupted(): void {
+    if (this.interrupted) throw new StoreError(`interrupted: nothing was committed to ${this.dir}`);
+  }
+
   private ensureOpen(): void {
     if (this.finished) throw new StoreError('this write transaction is already finished');
   }
@@ -332,9 +379,27 @@ export class WriteTransaction {
     // Scratch: a spill that cannot be removed now (still open elsewhere) is the next writer's to remove,
     // and never turns a commit that happened into an error.
     await fs.rm(path.join(this.dir, SPILL_DIR), { recursive: true, force: true }).catch(() => {});
+    if (!this.committed) await this.removeWritten();
     await this.lock.release();
     // A store this transaction was to create, and never did: nothing of it should remain.
     if (!this.committed && this.created !== undefined) await removeCreated(this.dir, this.created);
+  }
+
+  /**
+   * Removes the files this transaction wrote that no manifest lists: what the next writer's garbage
+   * collection would remove. A content-addressed name that a listed or retired file already had is the
+   * same bytes as that file, which readers may use, and stays.
+   */
+  private async removeWritten(): Promise<void> {
+    const kept = new Set([
+      ...Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)),
+      ...(this.base.retired ?? []).map((r) => r.path),
+    ]);
+    for (const file of this.written) {
+      const rel = path.relative(this.dir, file).split(path.sep).join('/');
+      if (!kept.has(rel)) await fs.rm(file, { force: true }).catch(() => {});
+    }
+    this.written.clear();
   }
 
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
@@ -501,6 +566,7 @@ export class WriteTransaction {
       );
     };
     let temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
+    this.written.add(temp);
     let rows: number;
     const old = await this.usable(sql, table, oldEntries);
     try {
@@ -511,11 +577,13 @@ export class WriteTransaction {
       const intact = await this.usable(sql, table, old, true);
       if (intact.length === old.length) throw error;
       temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-again.parquet`);
+      this.written.add(temp);
       rows = await copy(intact, temp);
     }
     await fsyncFile(temp);
     const sha256 = await sha256File(temp);
     const name = `${sha256.slice(0, 32)}.parquet`;
+    this.written.add(path.join(dirAbs, name));
     await fs.rename(temp, path.join(dirAbs, name));
     await fsyncDirectory(dirAbs);
     const { size } = await fs.stat(path.join(dirAbs, name));
