@@ -42,7 +42,9 @@ describe('a CSV line over 2 MiB', () => {
     expect([result.code, result.stderr]).toEqual([0, '']);
     expect(result.stdout).toMatch(/^option_quotes +1$/m);
     expect(result.stdout).toMatch(/^rejected: 1 /m);
-    expect(await fs.readFile(rejects, 'utf8')).toMatch(/long-line\.csv,3,"line of \d+ bytes, over the \d+ bytes a CSV line may have"/);
+    expect(await fs.readFile(rejects, 'utf8')).toMatch(
+      /long-line\.csv,3,"line of \d+ bytes, over the \d+ bytes a CSV line may have"/,
+    );
     expect((await readManifest(store))!.tables.option_quotes).toHaveLength(1);
   });
 });
