@@ -73,7 +73,8 @@ export async function footerCheck(
       table,
       path: entry.path,
       problem: 'damaged',
-      detail: `unreadable Parquet footer: ${messageOf(error)}`,
+      // DuckDB's own words, without the wrapper's `SQL failed:`.
+      detail: `unreadable Parquet footer: ${messageOf((error as Error).cause ?? error)}`,
     };
   }
 }

@@ -64,8 +64,15 @@ export async function acquireWriterLock(dir: string): Promise<WriterLock> {
 async function removeStaleTemps(dir: string): Promise<void> {
   for (const name of await fs.readdir(dir).catch(() => [])) {
     const pid = /^write\.lock\.(\d+)\.tmp$/.exec(name)?.[1];
-    if (pid !== undefined && Number(pid) !== process.pid && !isAlive(Number(pid))) {
-      await fs.rm(path.join(dir, name), { force: true }).catch(() => {});
+    const file = path.join(dir, name);
+    // Old as well as ownerless: the pid may be of another host sharing the store, about to link it.
+    if (
+      pid !== undefined &&
+      Number(pid) !== process.pid &&
+      !isAlive(Number(pid)) &&
+      (await olderThan(file, 5_000))
+    ) {
+      await fs.rm(file, { force: true }).catch(() => {});
     }
   }
 }
