@@ -247,7 +247,8 @@ export class WriteTransaction {
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
       }
       const now = commitTime();
-      // Sources that brought no row (a header-only file, a file whose every row was refused) add nothing.
+      // A commit without a single row (header-only files, every row refused) records no source either:
+      // nothing was added, so there is no new version to publish.
       const empty = jobs.length === 0;
       const added = sources
         .filter((s) => !empty && !this.alreadyIngested(s.sha256, s.format))
