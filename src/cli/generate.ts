@@ -11,7 +11,7 @@ import { sampleOptions } from '../ingest/generator/presets.js';
 import { hashFile } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
-import { interruptible } from './interrupt.js';
+import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
 type GenerateFlags = {
@@ -119,60 +119,60 @@ export function registerGenerate(program: Command): void {
       const started = Date.now();
       const tx = await WriteTransaction.begin(flags.store, { create: true });
       let committed = false;
-      let stopProgress = () => {};
-      await interruptible(tx, async () => {
-        try {
-          process.stderr.write(
-            `generating ${options.underlyings.map((u) => u.symbol).join(', ')} ${options.from}..${options.to} (seed ${options.seed})\n`,
-          );
-          // The generator's steps, then the commit.
-          const progress = startProgress('generate', GENERATOR_STEPS + 1, 'steps');
-          stopProgress = () => progress.stop();
-          const summary = await generateMarket(tx.sql, options, (done) => progress.update(done));
-          const generatedSeconds = (Date.now() - started) / 1000;
-          const result = await tx.commit([
-            {
-              source: SYNTHETIC_SOURCE,
-              sha256: await optionsDigest(options),
-              format: 'generator',
-              rows: {
-                option_quotes: summary.optionRows,
-                open_interest: summary.openInterestRows,
-                stock_bars: summary.dailyBars + summary.minuteBars,
-                splits: summary.splits,
-              },
-              rejected: 0,
+      const interrupts = guardInterrupts(tx);
+      process.stderr.write(
+        `generating ${options.underlyings.map((u) => u.symbol).join(', ')} ${options.from}..${options.to} (seed ${options.seed})\n`,
+      );
+      // The generator's steps, then the commit, under the line above.
+      const progress = startProgress('generate', GENERATOR_STEPS + 1, 'steps');
+      try {
+        const summary = await generateMarket(tx.sql, options, (done) => progress.update(done));
+        const generatedSeconds = (Date.now() - started) / 1000;
+        const result = await tx.commit([
+          {
+            source: SYNTHETIC_SOURCE,
+            sha256: await optionsDigest(options),
+            format: 'generator',
+            rows: {
+              option_quotes: summary.optionRows,
+              open_interest: summary.openInterestRows,
+              stock_bars: summary.dailyBars + summary.minuteBars,
+              splits: summary.splits,
             },
-          ]);
-          committed = true;
-          progress.update(GENERATOR_STEPS + 1);
-          progress.stop();
-          const seconds = (Date.now() - started) / 1000;
-          process.stdout.write(
-            [
-              renderTable(
-                ['what', 'count'],
-                [
-                  ['sessions', summary.sessions],
-                  ['expirations', summary.expirations],
-                  ['contracts', summary.contracts],
-                  ['option rows', summary.optionRows],
-                  ['open interest rows', summary.openInterestRows],
-                  ['daily bars', summary.dailyBars],
-                  ['minute bars', summary.minuteBars],
-                  ['splits', summary.splits],
-                ],
-              ),
-              '',
-              `generated in ${generatedSeconds.toFixed(1)} s (${Math.round(summary.optionRows / generatedSeconds).toLocaleString('en-US')} option rows/s), committed in ${(seconds - generatedSeconds).toFixed(1)} s`,
-              `data version: ${result.dataVersion}${result.changed ? '' : ' (unchanged)'}`,
-              'note: every option quote in this store is synthetic.',
-            ].join('\n') + '\n',
-          );
-        } finally {
-          stopProgress();
-          if (!committed) await tx.abort();
-        }
-      });
+            rejected: 0,
+          },
+        ]);
+        committed = true;
+        progress.update(GENERATOR_STEPS + 1);
+        progress.stop();
+        const seconds = (Date.now() - started) / 1000;
+        process.stdout.write(
+          [
+            renderTable(
+              ['what', 'count'],
+              [
+                ['sessions', summary.sessions],
+                ['expirations', summary.expirations],
+                ['contracts', summary.contracts],
+                ['option rows', summary.optionRows],
+                ['open interest rows', summary.openInterestRows],
+                ['daily bars', summary.dailyBars],
+                ['minute bars', summary.minuteBars],
+                ['splits', summary.splits],
+              ],
+            ),
+            '',
+            `generated in ${generatedSeconds.toFixed(1)} s (${Math.round(summary.optionRows / generatedSeconds).toLocaleString('en-US')} option rows/s), committed in ${(seconds - generatedSeconds).toFixed(1)} s`,
+            `data version: ${result.dataVersion}${result.changed ? '' : ' (unchanged)'}`,
+            'note: every option quote in this store is synthetic.',
+          ].join('\n') + '\n',
+        );
+      } catch (error) {
+        await interrupts.settle(error);
+      } finally {
+        interrupts.done();
+        progress.stop();
+        if (!committed) await tx.abort();
+      }
     });
 }

@@ -7,7 +7,7 @@ import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ing
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
-import { interruptible } from './interrupt.js';
+import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
 type IngestFlags = {
@@ -75,81 +75,83 @@ export function registerIngest(program: Command): void {
       });
       let committed = false;
       const progress = startProgress('ingest');
-      await interruptible(tx, async () => {
-        try {
-          const fresh: string[] = [];
-          const hashes = new Map<string, FileHash>();
-          for (const file of files) {
-            // A file named like no source of this format in the store is new, or a renamed copy whose
-            // commit changes nothing; it is hashed beside its staging. Only the others are hashed first,
-            // to skip them if already ingested: hashing a large file alone takes seconds.
-            if (!tx.hasSource(path.basename(file), format.name)) {
-              fresh.push(file);
-              continue;
-            }
-            const hash = await hashFile(file).catch((cause: unknown) => {
-              throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
-            });
-            hashes.set(file, hash);
-            if (tx.alreadyIngested(hash.sha256, format.name))
-              process.stderr.write(`${file}: already ingested, skipped\n`);
-            else fresh.push(file);
+      const interrupts = guardInterrupts(tx);
+      try {
+        const fresh: string[] = [];
+        const hashes = new Map<string, FileHash>();
+        for (const file of files) {
+          // A file named like no source of this format in the store is new, or a renamed copy whose
+          // commit changes nothing; it is hashed beside its staging. Only the others are hashed first,
+          // to skip them if already ingested: hashing a large file alone takes seconds.
+          if (!tx.hasSource(path.basename(file), format.name)) {
+            fresh.push(file);
+            continue;
           }
-          if (fresh.length === 0) {
-            progress.stop();
-            process.stdout.write(`nothing to ingest; data version: ${tx.baseVersion}\n`);
-            return;
-          }
-          const staged = await stageFiles(tx.sql, fresh, format, {
-            ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }),
-            ...(flags.symbol === undefined ? {} : { symbol: flags.symbol }),
-            ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
-            ...(flags.table === undefined ? {} : { table: flags.table }),
-            ...(flags.skipInvalid ? { skipInvalid: true } : {}),
-            onProgress: (done: number, total?: number) => progress.update(done, total),
-            hashes,
+          const hash = await hashFile(file).catch((cause: unknown) => {
+            throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
           });
-          progress.stop();
-          const result = await commitStaged(tx, staged, (source) => path.basename(source));
-          committed = true;
-          if (Object.values(staged.rows).every((n) => n === 0)) {
-            // Nothing to add is not a new version: the commit wrote nothing (a new store was not created).
-            if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
-            const refused =
-              staged.rejects.length > 0
-                ? `every row was refused (${staged.rejects.length}, written to ${flags.rejects})`
-                : `${fresh.length === 1 ? 'the file holds' : 'the files hold'} no rows`;
-            const store = result.changed
-              ? `data version: ${result.dataVersion}`
-              : (await readManifest(tx.dir)) === undefined
-                ? `no store was created at ${flags.store}`
-                : `the store is as it was; data version: ${result.dataVersion}`;
-            process.stdout.write(`nothing committed: ${refused}; ${store}\n`);
-            return;
-          }
-          for (const file of result.replaced) {
-            process.stderr.write(`replaced ${file.problem} store file ${file.path} (${file.detail})\n`);
-          }
-          if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
-          const sessions = new Set(staged.files.flatMap((f) => f.sessions));
-          const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));
-          const rows = Object.entries(staged.rows).filter(([, n]) => n > 0);
-          const total = rows.reduce((n, [, r]) => n + r, 0);
-          const seconds = (Date.now() - started) / 1000;
-          const out = [
-            renderTable(['table', 'rows'], rows),
-            '',
-            `files: ${fresh.length}  rows: ${total}  sessions: ${sessions.size}  underlyings: ${[...underlyings].join(', ') || '-'}`,
-            `rejected: ${staged.rejects.length}${staged.rejects.length > 0 ? ` (written to ${flags.rejects})` : ''}`,
-            `time: ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s)`,
-            `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
-          ];
-          process.stdout.write(`${out.join('\n')}\n`);
-        } finally {
-          progress.stop();
-          if (!committed) await tx.abort();
+          hashes.set(file, hash);
+          if (tx.alreadyIngested(hash.sha256, format.name))
+            process.stderr.write(`${file}: already ingested, skipped\n`);
+          else fresh.push(file);
         }
-      });
+        if (fresh.length === 0) {
+          progress.stop();
+          process.stdout.write(`nothing to ingest; data version: ${tx.baseVersion}\n`);
+          return;
+        }
+        const staged = await stageFiles(tx.sql, fresh, format, {
+          ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }),
+          ...(flags.symbol === undefined ? {} : { symbol: flags.symbol }),
+          ...(flags.resolution === undefined ? {} : { resolution: flags.resolution }),
+          ...(flags.table === undefined ? {} : { table: flags.table }),
+          ...(flags.skipInvalid ? { skipInvalid: true } : {}),
+          onProgress: (done: number, total?: number) => progress.update(done, total),
+          hashes,
+        });
+        progress.stop();
+        const result = await commitStaged(tx, staged, (source) => path.basename(source));
+        committed = true;
+        if (Object.values(staged.rows).every((n) => n === 0)) {
+          // Nothing to add is not a new version: the commit wrote nothing (a new store was not created).
+          if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
+          const refused =
+            staged.rejects.length > 0
+              ? `every row was refused (${staged.rejects.length}, written to ${flags.rejects})`
+              : `${fresh.length === 1 ? 'the file holds' : 'the files hold'} no rows`;
+          const store = result.changed
+            ? `data version: ${result.dataVersion}`
+            : (await readManifest(tx.dir)) === undefined
+              ? `no store was created at ${flags.store}`
+              : `the store is as it was; data version: ${result.dataVersion}`;
+          process.stdout.write(`nothing committed: ${refused}; ${store}\n`);
+          return;
+        }
+        for (const file of result.replaced) {
+          process.stderr.write(`replaced ${file.problem} store file ${file.path} (${file.detail})\n`);
+        }
+        if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
+        const sessions = new Set(staged.files.flatMap((f) => f.sessions));
+        const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));
+        const rows = Object.entries(staged.rows).filter(([, n]) => n > 0);
+        const total = rows.reduce((n, [, r]) => n + r, 0);
+        const seconds = (Date.now() - started) / 1000;
+        const out = [
+          renderTable(['table', 'rows'], rows),
+          '',
+          `files: ${fresh.length}  rows: ${total}  sessions: ${sessions.size}  underlyings: ${[...underlyings].join(', ') || '-'}`,
+          `rejected: ${staged.rejects.length}${staged.rejects.length > 0 ? ` (written to ${flags.rejects})` : ''}`,
+          `time: ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s)`,
+          `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
+        ];
+        process.stdout.write(`${out.join('\n')}\n`);
+      } catch (error) {
+        await interrupts.settle(error);
+      } finally {
+        interrupts.done();
+        progress.stop();
+        if (!committed) await tx.abort();
+      }
     });
 }
 
