@@ -14,10 +14,12 @@ beforeAll(async () => {
   const [header, row] = (
     await fs.readFile(path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv'), 'utf8')
   ).split(/\r?\n/);
+  // Without vendor IV and Greeks, whose units a file this small could not establish.
+  const fields = row!.split(',').map((value, i) => (i >= 14 && i <= 18 ? '' : value));
   // Line 3: the same contract with a 2 MiB alias field, the right number of fields.
-  const long = [...row!.split(',').slice(0, -1), 'x'.repeat(2 * 2 ** 20 + 10)].join(',');
+  const long = [...fields.slice(0, -1), 'x'.repeat(2 * 2 ** 20 + 10)].join(',');
   file = path.join(dir, 'long-line.csv');
-  await fs.writeFile(file, `${header}\n${row}\n${long}\n`);
+  await fs.writeFile(file, `${header}\n${fields.join(',')}\n${long}\n`);
 });
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
