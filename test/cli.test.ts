@@ -166,7 +166,7 @@ describe('pitchain info and export', () => {
   });
 
   it('has --help on every command', async () => {
-    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export']) {
+    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export', 'verify']) {
       const help = await cli(command, '--help');
       expect([command, help.code, help.stdout.startsWith(`Usage: pitchain ${command}`)]).toEqual([
         command,

@@ -2,18 +2,23 @@
  * The README's code runs. Every fenced code block of README.md becomes its own test, by its info string:
  *
  * - `sh`, `bash`, `shell`: each line is a command (`\` continues a line, `#` lines and a leading `$ ` are
- *   ignored, `a && b` is two commands) run with `sh -c` in the repo root; each must exit 0 within the
- *   timeout. Skipped: `npm ci` / `npm install` (CI has installed already; the suite must not reinstall)
- *   and `npm test` / `npm run check` (they would run this suite again). `npx pitchain …` runs as
- *   `node dist/cli/bin.js …`: that is what it resolves to where the package is installed, while inside
- *   this checkout npm 11 tries to install the package into its own npx cache and fails.
- * - `ts`, `typescript`, `js`, `javascript`: written to a file under `.tmp/` (inside the package, so
- *   `import … from 'pitchain'` resolves by self-reference to the built `dist/`) and run with tsx.
+ *   ignored, `a && b` is two commands) run with `sh -c`; each must exit 0 within the timeout. `npm …`
+ *   runs in the repo root, anything else in a scratch directory under the system's temporary directory
+ *   that links `data/` to the repo's, so that what the commands write (`.tmp/readme-store`) never lands
+ *   in the checkout, where a later run of the same commands would find it. Skipped: `npm ci` /
+ *   `npm install` (CI has installed already; the suite must not reinstall) and `npm test` /
+ *   `npm run check` (they would run this suite again). `npx pitchain …` runs as `node dist/cli/bin.js …`
+ *   of the checkout: that is what it resolves to where the package is installed, while inside this
+ *   checkout npm 11 tries to install the package into its own npx cache and fails.
+ * - `ts`, `typescript`, `js`, `javascript`: written to a file in that scratch directory, whose
+ *   `node_modules/pitchain` links to the checkout (so `import … from 'pitchain'` resolves to the built
+ *   `dist/`), and run with tsx there.
  * - anything else (`text`, `json`, `console`, …) is shown, not run.
  *
  * A block opts out with a `no-run` word in its info string: ```sh no-run
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandResult, ensureBuilt, runCommand } from './helpers/build.js';
@@ -94,8 +99,10 @@ function skipReason(command: string): string | undefined {
   return SKIPPED.find(([pattern]) => pattern.test(command))?.[1];
 }
 
+const BIN = join(REPO_ROOT, 'dist', 'cli', 'bin.js');
+
 function asRun(command: string): string {
-  return command.replace(/^npx (--no-install |--no )?pitchain(?=\s|$)/, 'node dist/cli/bin.js');
+  return command.replace(/^npx (--no-install |--no )?pitchain(?=\s|$)/, `node '${BIN}'`);
 }
 
 function failure(what: string, result: CommandResult): string {
@@ -142,7 +149,7 @@ describe('the README parser', () => {
       ['npm ci', 'npm install', 'npm test', 'npm run check', 'npm start', 'npm run bench'].map(skipReason),
     ).toEqual([SKIPPED[0][1], SKIPPED[0][1], SKIPPED[1][1], SKIPPED[1][1], undefined, undefined]);
     expect(['npx pitchain info --store x', 'npx pitchainx', 'npm start'].map(asRun)).toEqual([
-      'node dist/cli/bin.js info --store x',
+      `node '${BIN}' info --store x`,
       'npx pitchainx',
       'npm start',
     ]);
@@ -163,13 +170,26 @@ describe('README.md', () => {
   });
 });
 
+/** The names at the checkout's top level and in its `.tmp/`: where commands run there would write. */
+async function checkoutEntries(): Promise<string[]> {
+  const top = await readdir(REPO_ROOT);
+  const tmp = await readdir(join(REPO_ROOT, '.tmp')).catch(() => []);
+  return [...top, ...tmp.map((name) => `.tmp/${name}`)].sort();
+}
+
 describe('README.md code blocks run', () => {
   let scratch: string;
+  let before: string[];
 
   beforeAll(async () => {
-    await mkdir(join(REPO_ROOT, '.tmp'), { recursive: true });
-    scratch = await mkdtemp(join(REPO_ROOT, '.tmp', 'readme-'));
+    scratch = await mkdtemp(join(tmpdir(), 'pitchain-readme-'));
+    await symlink(join(REPO_ROOT, 'data'), join(scratch, 'data'), 'dir');
+    await mkdir(join(scratch, 'node_modules'));
+    await symlink(REPO_ROOT, join(scratch, 'node_modules', 'pitchain'), 'dir');
+    // Modules, as in the package: a block may await at its top level.
+    await writeFile(join(scratch, 'package.json'), '{ "type": "module", "private": true }\n');
     await ensureBuilt();
+    before = await checkoutEntries();
   });
 
   afterAll(async () => {
@@ -189,6 +209,7 @@ describe('README.md code blocks run', () => {
           for (const command of commands) {
             if (skipReason(command) !== undefined) continue;
             const result = await runCommand('sh', ['-c', asRun(command)], {
+              cwd: command.startsWith('npm ') ? REPO_ROOT : scratch,
               env: ENV,
               timeoutMs: COMMAND_TIMEOUT_MS,
             });
@@ -204,11 +225,19 @@ describe('README.md code blocks run', () => {
           const file = join(scratch, `readme-${block.line}${extension}`);
           await writeFile(file, `${block.code}\n`);
           const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-          const result = await runCommand(tsx, [file], { env: ENV, timeoutMs: COMMAND_TIMEOUT_MS });
+          const result = await runCommand(tsx, [file], {
+            cwd: scratch,
+            env: ENV,
+            timeoutMs: COMMAND_TIMEOUT_MS,
+          });
           expect(result.code, failure(`${block.lang} block`, result)).toBe(0);
         },
         COMMAND_TIMEOUT_MS + 10_000,
       );
     }
   }
+
+  it('leaves nothing of theirs in the checkout', async () => {
+    expect(await checkoutEntries()).toEqual(before);
+  });
 });

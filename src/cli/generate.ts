@@ -1,11 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { type GeneratorOptions, generateMarket, type UnderlyingSpec } from '../ingest/generator/generate.js';
+import {
+  GENERATOR_STEPS,
+  type GeneratorOptions,
+  generateMarket,
+  type UnderlyingSpec,
+} from '../ingest/generator/generate.js';
 import { sampleOptions } from '../ingest/generator/presets.js';
 import { hashFile } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
+import { guardInterrupts } from './interrupt.js';
+import { startProgress } from './progress.js';
 
 type GenerateFlags = {
   store: string;
@@ -112,11 +119,14 @@ export function registerGenerate(program: Command): void {
       const started = Date.now();
       const tx = await WriteTransaction.begin(flags.store, { create: true });
       let committed = false;
+      const interrupts = guardInterrupts(tx);
+      process.stderr.write(
+        `generating ${options.underlyings.map((u) => u.symbol).join(', ')} ${options.from}..${options.to} (seed ${options.seed})\n`,
+      );
+      // The generator's steps, then the commit, under the line above.
+      const progress = startProgress('generate', GENERATOR_STEPS + 1, 'steps');
       try {
-        process.stderr.write(
-          `generating ${options.underlyings.map((u) => u.symbol).join(', ')} ${options.from}..${options.to} (seed ${options.seed})\n`,
-        );
-        const summary = await generateMarket(tx.sql, options);
+        const summary = await generateMarket(tx.sql, options, (done) => progress.update(done));
         const generatedSeconds = (Date.now() - started) / 1000;
         const result = await tx.commit([
           {
@@ -133,6 +143,8 @@ export function registerGenerate(program: Command): void {
           },
         ]);
         committed = true;
+        progress.update(GENERATOR_STEPS + 1);
+        progress.stop();
         const seconds = (Date.now() - started) / 1000;
         process.stdout.write(
           [
@@ -155,7 +167,11 @@ export function registerGenerate(program: Command): void {
             'note: every option quote in this store is synthetic.',
           ].join('\n') + '\n',
         );
+      } catch (error) {
+        await interrupts.settle(error);
       } finally {
+        interrupts.done();
+        progress.stop();
         if (!committed) await tx.abort();
       }
     });

@@ -5,8 +5,10 @@ import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
 import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
+import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { renderTable } from './format.js';
+import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
 type IngestFlags = {
@@ -84,6 +86,7 @@ export function registerIngest(program: Command): void {
       });
       let committed = false;
       const progress = startProgress('ingest');
+      const interrupts = guardInterrupts(tx);
       try {
         const fresh: string[] = [];
         const hashes = new Map<string, FileHash>();
@@ -121,6 +124,24 @@ export function registerIngest(program: Command): void {
         progress.stop();
         const result = await commitStaged(tx, staged, (source) => path.basename(source));
         committed = true;
+        if (Object.values(staged.rows).every((n) => n === 0)) {
+          // Nothing to add is not a new version: the commit wrote nothing (a new store was not created).
+          if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
+          const refused =
+            staged.rejects.length > 0
+              ? `every row was refused (${staged.rejects.length}, written to ${flags.rejects})`
+              : `${fresh.length === 1 ? 'the file holds' : 'the files hold'} no rows`;
+          const store = result.changed
+            ? `data version: ${result.dataVersion}`
+            : (await readManifest(tx.dir)) === undefined
+              ? `no store was created at ${flags.store}`
+              : `the store is as it was; data version: ${result.dataVersion}`;
+          process.stdout.write(`nothing committed: ${refused}; ${store}\n`);
+          return;
+        }
+        for (const file of result.replaced) {
+          process.stderr.write(`replaced ${file.problem} store file ${file.path} (${file.detail})\n`);
+        }
         if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
         const sessions = new Set(staged.files.flatMap((f) => f.sessions));
         const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));
@@ -136,7 +157,10 @@ export function registerIngest(program: Command): void {
           `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
         ];
         process.stdout.write(`${out.join('\n')}\n`);
+      } catch (error) {
+        await interrupts.settle(error);
       } finally {
+        interrupts.done();
         progress.stop();
         if (!committed) await tx.abort();
       }

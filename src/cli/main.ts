@@ -8,6 +8,7 @@ import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
 import { registerRequest } from './request.js';
+import { registerVerify } from './verify.js';
 
 export function buildProgram(): Command {
   const program = new Command('pitchain')
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerInfo(program);
   registerIngest(program);
   registerRequest(program);
+  registerVerify(program);
   return program;
 }
 

@@ -1,16 +1,33 @@
-/** A progress bar with rows/s on a terminal; silent when stderr is not one (CI, pipes). */
+/** A progress bar with its rate on a terminal; silent when stderr is not one (CI, pipes). */
 import cliProgress from 'cli-progress';
 
 export type Progress = { update(done: number, total?: number): void; stop(): void };
 
-/** Starts a progress bar labelled `label` on stderr if it is a terminal. */
-export function startProgress(label: string, total = 0): Progress {
+/**
+ * The bar's format: with a total, the bar, percentage and `done/total`; without one yet, the count alone
+ * (a total of 0 would show as 100% done before anything started).
+ */
+export function progressFormat(label: string, unit: string, total: number): string {
+  // A rate of rows says how fast an ingest goes; one of steps of unequal length says nothing.
+  const rate = `${unit === 'rows' ? '{rate} rows/s | ' : ''}{duration_formatted}`;
+  return total > 0
+    ? `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | ${rate}`
+    : `${label} | {value} ${unit} | ${rate}`;
+}
+
+/** Starts a progress bar labelled `label`, counting `unit` (rows unless told), on stderr if it is a terminal. */
+export function startProgress(label: string, total = 0, unit = 'rows'): Progress {
   if (!process.stderr.isTTY) return { update() {}, stop() {} };
   const started = Date.now();
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,
-      format: `${label} [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | {duration_formatted}`,
+      format: (options, params, payload) =>
+        cliProgress.Format.Formatter(
+          { ...options, format: progressFormat(label, unit, params.total) },
+          params,
+          payload,
+        ),
       hideCursor: true,
       clearOnComplete: false,
     },

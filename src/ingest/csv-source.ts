@@ -224,7 +224,9 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
   await inserting;
   try {
     const malformedRows = await sql.all<{ line: number; message: string; type: string }>(
-      `SELECT line, arg_min(error_message, column_idx) AS message, arg_min(error_type, column_idx) AS type
+      // A line too long to split has no column: it counts as the line's first problem, not as none.
+      `SELECT line, arg_min(error_message, coalesce(column_idx, 0)) AS message,
+              arg_min(error_type, coalesce(column_idx, 0)) AS type
        FROM ${q(rejectsTable)} GROUP BY line ORDER BY line`,
     );
     const malformed = malformedRows.map((r) => ({
@@ -372,7 +374,10 @@ export async function readCsvTyped(
   }
 }
 
-function malformedReason(row: { message: string; type: string }): string {
+function malformedReason(row: { message: string | null; type: string | null }): string {
+  if (row.message === null) return `malformed row (${row.type ?? 'unreadable'})`;
+  const size = /Maximum line size of (\d+) bytes exceeded\. Actual Size: ?(\d+) bytes/.exec(row.message);
+  if (size !== null) return `line of ${size[2]} bytes, over the ${size[1]} bytes a CSV line may have`;
   const counts = /Expected Number of Columns: (\d+) Found: (\d+)/.exec(row.message);
   if (counts !== null && (row.type === 'TOO MANY COLUMNS' || row.type === 'MISSING COLUMNS')) {
     return `malformed row: expected ${counts[1]} fields, found ${counts[2]}`;

@@ -163,7 +163,8 @@ async function anyRefused(
       symbolSources.push(`SELECT option_symbol, session_date AS last_session FROM ${q(name)}`);
     } else if (table === 'open_interest') {
       tests.push(sessionDates(name, 'settled_session'));
-      symbolSources.push(`SELECT option_symbol, CAST(NULL AS DATE) FROM ${q(name)}`);
+      // Named: when no quote table comes first, the union takes its column names from this branch.
+      symbolSources.push(`SELECT option_symbol, CAST(NULL AS DATE) AS last_session FROM ${q(name)}`);
     }
   }
   if (symbolSources.length > 0) {

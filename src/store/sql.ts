@@ -220,6 +220,11 @@ export class SqlSession {
     }
   }
 
+  /** Interrupts the statement this connection is running, if any: it fails with DuckDB's INTERRUPT error. */
+  interrupt(): void {
+    this.connection.interrupt();
+  }
+
   /** Closes the connection and the database (only the connection, for a session from `connect`). */
   close(): void {
     this.connection.closeSync();

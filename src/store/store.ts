@@ -8,10 +8,12 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { type Manifest, readManifest } from './manifest.js';
+import { type DamagedFile, describeDamage, footerCheck, quickCheck } from './integrity.js';
+import type { FileEntry, Manifest } from './manifest.js';
+import { readManifest } from './manifest.js';
 import { readParquetSql } from './parquet.js';
 import { createTableSql, TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
-import { quoteIdentifier as q, type SqlOptions, SqlSession } from './sql.js';
+import { quoteIdentifier as q, quoteLiteral, type SqlOptions, SqlSession } from './sql.js';
 
 /** The DuckDB memory limit of a reader unless the caller sets one. */
 export const DEFAULT_READER_MEMORY = '256MB';
@@ -23,6 +25,8 @@ export type OpenStoreOptions = SqlOptions;
 export class StoreReader {
   /** Whether each table is currently a view over files or an empty table (a store without its files). */
   private readonly defined = new Map<TableName, 'VIEW' | 'TABLE'>();
+  /** The files of the pinned manifest found missing or damaged when the views were made. */
+  private unusable: readonly DamagedFile[] = [];
 
   private constructor(
     readonly dir: string,
@@ -78,6 +82,14 @@ export class StoreReader {
     return this.current.dataVersion;
   }
 
+  /**
+   * The files of the pinned manifest that are missing or damaged: a query that needs one fails with a
+   * StoreError naming it, while queries of other tables and partitions answer as usual.
+   */
+  get damaged(): readonly DamagedFile[] {
+    return this.unusable;
+  }
+
   /** Moves to the newest committed manifest; returns whether the version changed. */
   async refresh(): Promise<boolean> {
     const manifest = await readManifest(this.dir);
@@ -97,21 +109,84 @@ export class StoreReader {
     }
   }
 
+  /**
+   * Makes each table a view over the pinned manifest's files. A file that is missing, truncated or whose
+   * footer DuckDB cannot read is left out of the files read and stands in the view as one row of its partition's values
+   * whose every other column, and whose mere presence, raise an error naming the file. A query that
+   * filters on another partition (another underlying, symbol or resolution) never reaches that row.
+   */
   private async defineViews(): Promise<void> {
+    const damaged: DamagedFile[] = [];
     for (const table of Object.keys(TABLES) as TableName[]) {
-      const files = this.current.tables[table].map((f) => path.join(this.dir, f.path));
+      const entries = this.current.tables[table];
       const kind = this.defined.get(table);
-      if (kind !== undefined) await this.sql.run(`DROP ${kind} ${q(table)}`);
-      if (files.length === 0) {
+      if (kind !== undefined) {
+        await this.sql.run(`DROP ${kind} ${q(table)}`);
+        this.defined.delete(table);
+      }
+      if (entries.length === 0) {
         await this.sql.run(createTableSql(table));
         this.defined.set(table, 'TABLE');
         continue;
       }
-      this.defined.set(table, 'VIEW');
-      const columns = TABLES[table].map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`);
-      await this.sql.run(
-        `CREATE VIEW ${q(table)} AS SELECT ${columns.join(', ')} FROM ${readParquetSql(files, TABLE_PARTITIONS[table])}`,
+      const found = (await Promise.all(entries.map((entry) => quickCheck(this.dir, table, entry)))).filter(
+        (problem) => problem !== undefined,
       );
+      const known = new Set(found.map((f) => f.path));
+      const readable = entries.filter((entry) => !known.has(entry.path));
+      // Every footer in one statement (DuckDB reads them anyway, and keeps them in its metadata cache); one
+      // by one only when that fails, to name the file whose footer cannot be read.
+      const footers = readable.map((entry) => quoteLiteral(path.join(this.dir, entry.path)));
+      const all = `SELECT count(*) FROM parquet_file_metadata([${footers.join(', ')}])`;
+      if (
+        readable.length > 0 &&
+        !(await this.sql.value(all).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        for (const entry of readable) {
+          const problem = await footerCheck(this.sql, this.dir, table, entry);
+          if (problem !== undefined) found.push(problem);
+        }
+      }
+      await this.sql.run(viewSql(this.dir, table, entries, found));
+      this.defined.set(table, 'VIEW');
+      damaged.push(...found);
     }
+    this.unusable = damaged;
   }
+}
+
+/** The view of `table` over the files of `entries`, with one failing row standing for each damaged one. */
+function viewSql(
+  dir: string,
+  table: TableName,
+  entries: readonly FileEntry[],
+  damaged: readonly DamagedFile[],
+): string {
+  const bad = new Set(damaged.map((d) => d.path));
+  const files = entries.filter((f) => !bad.has(f.path)).map((f) => path.join(dir, f.path));
+  const parts: string[] = [];
+  if (files.length > 0) {
+    const columns = TABLES[table].map((c) => `CAST(${q(c.name)} AS ${c.type}) AS ${q(c.name)}`);
+    parts.push(`SELECT ${columns.join(', ')} FROM ${readParquetSql(files, TABLE_PARTITIONS[table])}`);
+  }
+  for (const file of damaged) {
+    const partition = entries.find((f) => f.path === file.path)!.partition;
+    const failure = `error(${quoteLiteral(describeDamage(dir, file))})`;
+    // Partition values are constants, so a filter on another partition prunes the row before it runs.
+    const known = TABLES[table].filter(
+      (c) => TABLE_PARTITIONS[table].includes(c.name) && Object.hasOwn(partition, c.name),
+    );
+    const constants = known.map(
+      (c) => `CAST(${quoteLiteral(partition[c.name]!)} AS ${c.type}) AS ${q(c.name)}`,
+    );
+    const columns = TABLES[table].map((c) =>
+      known.includes(c) ? q(c.name) : `CAST(${failure} AS ${c.type}) AS ${q(c.name)}`,
+    );
+    const from = constants.length === 0 ? 'range(1)' : `(SELECT ${constants.join(', ')})`;
+    parts.push(`SELECT ${columns.join(', ')} FROM ${from} WHERE CAST(${failure} AS BOOLEAN)`);
+  }
+  return `CREATE VIEW ${q(table)} AS ${parts.join(' UNION ALL ')}`;
 }

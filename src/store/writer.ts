@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
 import { classifyExpiration, expirationSeconds, settlementOf } from '../market-time/index.js';
+import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
   fileColumns,
   PARTITION_EXPRESSIONS,
@@ -15,7 +16,7 @@ import {
   samePartition,
   TABLES_DIR,
 } from './layout.js';
-import { acquireWriterLock, type WriterLock } from './lock.js';
+import { acquireWriterLock, LOCK_FILE, type WriterLock } from './lock.js';
 import {
   computeDataVersion,
   crashPoint,
@@ -25,6 +26,7 @@ import {
   MANIFEST_FILE,
   type Manifest,
   type ProvenanceEntry,
+  type RetiredEntry,
   readManifest,
   writeManifest,
 } from './manifest.js';
@@ -58,6 +60,8 @@ export type CommitResult = {
   changed: boolean;
   rows: Partial<Record<TableName, number>>;
   files: number;
+  /** Missing or damaged files of the partitions this commit rewrote, now replaced (their lost rows with them). */
+  replaced: DamagedFile[];
 };
 
 /** One partition of a staged table, its rows, and the first and last rowid of its rows there. */
@@ -87,8 +91,11 @@ export type BeginOptions = {
   readonly memoryLimit?: string;
 };
 
-/** Unreferenced files younger than this are kept: a reader may still hold the manifest that listed them. */
-const GARBAGE_GRACE_MS = 10 * 60_000;
+/**
+ * A file that left the manifest is kept this long after it left: a reader that has not refreshed still
+ * holds the manifest that listed it, however old the file itself is.
+ */
+export const GARBAGE_GRACE_MS = 10 * 60_000;
 
 const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
 
@@ -105,21 +112,39 @@ function commitTime(): string {
 /** A write in progress: staging tables (every canonical table, plus `_line`) in a private DuckDB. */
 export class WriteTransaction {
   private finished = false;
+  /** Files of the base manifest found missing or damaged, by path: they are neither read nor kept. */
+  private readonly damaged = new Map<string, DamagedFile>();
+
+  private committed = false;
+  private interruptedAt: 'staging' | 'commit' | undefined;
+  private writing = false;
+  /** Connections running statements for this transaction besides `sql` (the commit's second writer). */
+  private readonly sides = new Set<SqlSession>();
+  /** Files this transaction created in the store (temporary and final names), until the manifest lists them. */
+  private readonly written = new Set<string>();
 
   private constructor(
     readonly dir: string,
     readonly sql: SqlSession,
     private readonly lock: WriterLock,
     private readonly base: Manifest,
+    /** The outermost directory `begin` created for a new store, removed again if nothing is committed. */
+    private readonly created: string | undefined,
   ) {}
 
   /** Takes the writer lock of `dir` (creating the store when asked) and opens empty staging tables. */
   static async begin(dir: string, options: BeginOptions = {}): Promise<WriteTransaction> {
     const root = path.resolve(dir);
-    if (options.create) await fs.mkdir(root, { recursive: true });
+    const created = options.create ? await fs.mkdir(root, { recursive: true }) : undefined;
     const stat = await fs.stat(root).catch(() => undefined);
     if (!stat?.isDirectory()) throw new StoreError(`store directory ${dir} does not exist`);
-    const lock = await acquireWriterLock(root);
+    let lock: WriterLock;
+    try {
+      lock = await acquireWriterLock(root);
+    } catch (error) {
+      if (created !== undefined) await removeCreated(root, created);
+      throw error;
+    }
     try {
       const found = await readManifest(root);
       if (found === undefined && !options.create) {
@@ -128,16 +153,49 @@ export class WriteTransaction {
       const base = found ?? emptyManifest();
       // What a writer killed with -9 spilled is still there; holding the lock, this writer is its only user.
       await fs.rm(path.join(root, SPILL_DIR), { recursive: true, force: true });
+      // So is the manifest a writer killed between writing it and renaming it left under a temporary name.
+      for (const name of await fs.readdir(root)) {
+        if (MANIFEST_TEMP.test(name)) await fs.rm(path.join(root, name), { force: true });
+      }
       const sql = await SqlSession.open({
         tempDirectory: path.join(root, SPILL_DIR),
         ...(options.memoryLimit === undefined ? {} : { memoryLimit: options.memoryLimit }),
       });
       await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
-      return new WriteTransaction(root, sql, lock, base);
+      return new WriteTransaction(root, sql, lock, base, created);
     } catch (error) {
       await lock.release();
+      if (created !== undefined) await removeCreated(root, created);
       throw error;
     }
+  }
+
+  /**
+   * Asks the transaction to stop (Ctrl-C): the running statements are interrupted and the commit, unless
+   * it is already replacing the manifest, ends with a StoreError instead of publishing anything. Whatever
+   * the transaction wrote is removed when it ends, as the next writer would remove it.
+   */
+  interrupt(): void {
+    if (this.finished || this.interruptedAt !== undefined) return;
+    this.interruptedAt = this.writing ? 'commit' : 'staging';
+    if (this.writing) return; // the manifest rename is under way: the commit completes
+    this.sql.interrupt();
+    for (const side of this.sides) side.interrupt();
+  }
+
+  /** Whether `interrupt` was called before the commit started replacing the manifest. */
+  get interrupted(): boolean {
+    return this.interruptedAt === 'staging';
+  }
+
+  /** Whether `interrupt` was called once the commit was replacing the manifest (which then completed). */
+  get interruptedLate(): boolean {
+    return this.interruptedAt === 'commit';
+  }
+
+  /** Whether this transaction creates the store (its directory did not exist). */
+  get creating(): boolean {
+    return this.created !== undefined;
   }
 
   /** The data version this transaction started from. */
@@ -162,8 +220,10 @@ export class WriteTransaction {
   async commit(sources: readonly SourceRecord[], options: CommitOptions = {}): Promise<CommitResult> {
     this.ensureOpen();
     try {
-      await this.removeGarbage();
+      const started = Date.now();
+      const retained = await this.removeGarbage(started);
       crashPoint('staged');
+      this.stopIfInterrupted();
       const unique = new Set(options.uniqueKeys);
       await this.deriveContracts();
       const tables = structuredClone(this.base.tables);
@@ -187,8 +247,11 @@ export class WriteTransaction {
         tables[table].sort((a, b) => (a.path < b.path ? -1 : 1));
       }
       const now = commitTime();
+      // A commit without a single row (header-only files, every row refused) records no source either:
+      // nothing was added, so there is no new version to publish.
+      const empty = jobs.length === 0;
       const added = sources
-        .filter((s) => !this.alreadyIngested(s.sha256, s.format))
+        .filter((s) => !empty && !this.alreadyIngested(s.sha256, s.format))
         .map((s) => ({ ...s, ingestedAt: now }));
       const next: Manifest = {
         ...this.base,
@@ -196,9 +259,20 @@ export class WriteTransaction {
         provenance: [...this.base.provenance, ...added],
         committedAt: now,
       };
+      const retired = retire(this.base, tables, retained, new Date(started).toISOString());
+      delete next.retired;
+      if (retired.length > 0) next.retired = retired;
       next.dataVersion = computeDataVersion(next);
       const changed = next.dataVersion !== this.base.dataVersion;
-      if (changed || (await readManifest(this.dir)) === undefined) await writeManifest(this.dir, next);
+      if (changed || (!empty && (await readManifest(this.dir)) === undefined)) {
+        // One turn of the event loop, so that a Ctrl-C that came during the last statements is handled.
+        await new Promise((resolve) => setImmediate(resolve));
+        this.stopIfInterrupted();
+        // From here on an interrupt waits: the manifest is replaced whole or not at all.
+        this.writing = true;
+        await writeManifest(this.dir, next);
+        this.committed = true;
+      }
       crashPoint('committed');
       return {
         dataVersion: next.dataVersion,
@@ -206,6 +280,13 @@ export class WriteTransaction {
         changed,
         rows,
         files: jobs.length,
+        replaced: [...this.damaged.values()].filter((d) =>
+          jobs.some(
+            ({ table, partition }) =>
+              table === d.table &&
+              this.base.tables[table].some((f) => f.path === d.path && samePartition(f.partition, partition)),
+          ),
+        ),
       };
     } finally {
       await this.finish();
@@ -230,6 +311,7 @@ export class WriteTransaction {
     let failed = false;
     const work = async (sql: SqlSession) => {
       while (taken < order.length && !failed) {
+        this.stopIfInterrupted();
         const i = order[taken++]!;
         if (oneThreadEach) await sql.run(`SET threads = ${taken === order.length ? threads : 1}`);
         const { table, partition, rowids } = jobs[i]!;
@@ -243,19 +325,49 @@ export class WriteTransaction {
       }
     };
     const side = await this.sql.connect();
+    this.sides.add(side);
     try {
       const settled = await Promise.allSettled([work(this.sql), work(side)]);
       for (const result of settled) if (result.status === 'rejected') throw result.reason;
     } finally {
+      this.sides.delete(side);
       side.close();
       if (oneThreadEach) await this.sql.run(`SET threads = ${threads}`);
     }
     return written;
   }
 
+  /**
+   * The files of `entries` this commit can read: there, at their recorded size, with a footer DuckDB reads
+   * (and, when `deep`, their recorded content hash). The others are noted as damaged: a partition this
+   * commit rewrites then holds the staged rows and its intact files' rows, which repairs it, while a
+   * damaged file of another partition stays listed for `pitchain verify` to report.
+   */
+  private async usable(
+    sql: SqlSession,
+    table: TableName,
+    entries: readonly FileEntry[],
+    deep = false,
+  ): Promise<FileEntry[]> {
+    const found: FileEntry[] = [];
+    for (const entry of entries) {
+      if (this.damaged.has(entry.path)) continue;
+      const problem = deep
+        ? await deepCheck(this.dir, table, entry)
+        : ((await quickCheck(this.dir, table, entry)) ?? (await footerCheck(sql, this.dir, table, entry)));
+      if (problem === undefined) found.push(entry);
+      else this.damaged.set(entry.path, problem);
+    }
+    return found;
+  }
+
   /** Drops the staged rows and releases the lock; the store is unchanged. */
   async abort(): Promise<void> {
     if (!this.finished) await this.finish();
+  }
+
+  private stopIfInterrupted(): void {
+    if (this.interrupted) throw new StoreError(`interrupted: nothing was committed to ${this.dir}`);
   }
 
   private ensureOpen(): void {
@@ -268,7 +380,27 @@ export class WriteTransaction {
     // Scratch: a spill that cannot be removed now (still open elsewhere) is the next writer's to remove,
     // and never turns a commit that happened into an error.
     await fs.rm(path.join(this.dir, SPILL_DIR), { recursive: true, force: true }).catch(() => {});
+    if (!this.committed) await this.removeWritten();
     await this.lock.release();
+    // A store this transaction was to create, and never did: nothing of it should remain.
+    if (!this.committed && this.created !== undefined) await removeCreated(this.dir, this.created);
+  }
+
+  /**
+   * Removes the files this transaction wrote that no manifest lists: what the next writer's garbage
+   * collection would remove. A content-addressed name that a listed or retired file already had is the
+   * same bytes as that file, which readers may use, and stays.
+   */
+  private async removeWritten(): Promise<void> {
+    const kept = new Set([
+      ...Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)),
+      ...(this.base.retired ?? []).map((r) => r.path),
+    ]);
+    for (const file of this.written) {
+      const rel = path.relative(this.dir, file).split(path.sep).join('/');
+      if (!kept.has(rel)) await fs.rm(file, { force: true }).catch(() => {});
+    }
+    this.written.clear();
   }
 
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
@@ -332,7 +464,9 @@ export class WriteTransaction {
       for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
     }
     await this.sql.append('expiry', cols);
-    const existing = this.base.tables.contracts.map((f) => path.join(this.dir, f.path));
+    const existing = (await this.usable(this.sql, 'contracts', this.base.tables.contracts)).map((f) =>
+      path.join(this.dir, f.path),
+    );
     const earliest =
       existing.length === 0
         ? 'p.first_seen'
@@ -407,51 +541,132 @@ export class WriteTransaction {
       ...partitionMatchSql(table, partition),
       `rowid BETWEEN ${rowids[0]} AND ${rowids[1]}`,
     ].join(' AND ');
-    const old = current
-      .filter((f) => samePartition(f.partition, partition))
-      .map((f) => path.join(this.dir, f.path));
-    const keyMatch = TABLE_KEYS[table].map((k) => `s.${q(k)} = e.${q(k)}`).join(' AND ');
-    const kept =
-      old.length === 0
-        ? ''
-        : `UNION ALL SELECT ${columns.map((c) => `e.${q(c)}`).join(', ')}
-           FROM ${readParquetSql(old, keys)} e
-           WHERE NOT EXISTS (SELECT 1 FROM ${q(table)} s WHERE ${keyMatch})`;
     const dirRel = partitionDirectory(table, partition);
     const dirAbs = path.join(this.dir, dirRel);
     await fs.mkdir(dirAbs, { recursive: true });
-    const temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
     const sort = TABLE_SORT[table]
       .filter((c) => columns.includes(c))
       .map(q)
       .join(', ');
-    const rows = Number(
-      await sql.value(`
+    const keyMatch = TABLE_KEYS[table].map((k) => `s.${q(k)} = e.${q(k)}`).join(' AND ');
+    const oldEntries = current.filter((f) => samePartition(f.partition, partition));
+    const copy = async (old: readonly FileEntry[], temp: string) => {
+      const kept =
+        old.length === 0
+          ? ''
+          : `UNION ALL SELECT ${columns.map((c) => `e.${q(c)}`).join(', ')}
+           FROM ${readParquetSql(
+             old.map((f) => path.join(this.dir, f.path)),
+             keys,
+           )} e
+           WHERE NOT EXISTS (SELECT 1 FROM ${q(table)} s WHERE ${keyMatch})`;
+      return Number(
+        await sql.value(`
         COPY (SELECT ${colList} FROM (SELECT ${colList} FROM ${q(table)} WHERE ${where} ${kept}) ORDER BY ${sort})
         TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
-    );
+      );
+    };
+    let temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
+    this.written.add(temp);
+    let rows: number;
+    const old = await this.usable(sql, table, oldEntries);
+    try {
+      rows = await copy(old, temp);
+    } catch (error) {
+      // A file whose pages are damaged passes the size and footer checks: only its content hash tells.
+      await fs.rm(temp, { force: true });
+      const intact = await this.usable(sql, table, old, true);
+      if (intact.length === old.length) throw error;
+      temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-again.parquet`);
+      this.written.add(temp);
+      rows = await copy(intact, temp);
+    }
     await fsyncFile(temp);
     const sha256 = await sha256File(temp);
     const name = `${sha256.slice(0, 32)}.parquet`;
+    this.written.add(path.join(dirAbs, name));
     await fs.rename(temp, path.join(dirAbs, name));
     await fsyncDirectory(dirAbs);
     const { size } = await fs.stat(path.join(dirAbs, name));
     return { path: `${dirRel}/${name}`, sha256, rows, bytes: size, partition };
   }
 
-  /** Removes files left by crashed writers and files no manifest has referenced for a while. */
-  private async removeGarbage(): Promise<void> {
+  /**
+   * Removes files left by crashed writers and files that left the manifest more than the grace ago;
+   * returns the retired entries still kept. A file on disk that the manifest neither lists nor records as
+   * retired (a store written before retirement was recorded, or a file a crashed writer named but never
+   * listed) is measured from its modification time instead.
+   */
+  private async removeGarbage(now: number): Promise<RetiredEntry[]> {
     const live = new Set(Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)));
+    const retiredAt = new Map((this.base.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
+    const kept: RetiredEntry[] = [];
     const root = path.join(this.dir, TABLES_DIR);
     const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-    const now = Date.now();
     for (const entry of entries) {
       if (!entry.isFile()) continue;
       const abs = path.join(entry.parentPath, entry.name);
       const rel = path.relative(this.dir, abs).split(path.sep).join('/');
       if (live.has(rel)) continue;
-      const stale = entry.name.startsWith('.tmp-') || now - (await fs.stat(abs)).mtimeMs > GARBAGE_GRACE_MS;
+      const since = retiredAt.get(rel);
+      const stale =
+        entry.name.startsWith('.tmp-') ||
+        now - (since !== undefined && Number.isFinite(since) ? since : (await fs.stat(abs)).mtimeMs) >
+          GARBAGE_GRACE_MS;
       if (stale) await fs.rm(abs, { force: true });
+      else if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
     }
+    return kept;
+  }
+}
+
+/**
+ * The retired list of the manifest that replaces `base` with `tables`: the entries still kept that did
+ * not come back, and every file `base` listed that `tables` does not, retired at `at`.
+ */
+function retire(
+  base: Manifest,
+  tables: Manifest['tables'],
+  kept: readonly RetiredEntry[],
+  at: string,
+): RetiredEntry[] {
+  const paths = (t: Manifest['tables']) => Object.values(t).flatMap((files) => files.map((f) => f.path));
+  const next = new Set(paths(tables));
+  const retired = kept.filter((r) => !next.has(r.path));
+  const known = new Set(retired.map((r) => r.path));
+  for (const file of paths(base.tables)) {
+    if (!next.has(file) && !known.has(file)) retired.push({ path: file, retiredAt: at });
+  }
+  return retired.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** The temporary name `writeManifest` gives the next manifest before renaming it. */
+const MANIFEST_TEMP = /^manifest\.json\.\d+\.tmp$/;
+
+/**
+ * Removes a new store's directory that holds no manifest: the files a writer makes there, then each
+ * directory from the store up to `created`, the outermost one made for it. A directory something else
+ * was put in is not empty and stays.
+ */
+async function removeCreated(root: string, created: string): Promise<void> {
+  if (
+    await fs.access(path.join(root, MANIFEST_FILE)).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  for (const name of [TABLES_DIR, SPILL_DIR, LOCK_FILE]) {
+    await fs.rm(path.join(root, name), { recursive: true, force: true }).catch(() => {});
+  }
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (
+      !(await fs.rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    if (dir === created || path.dirname(dir) === dir) return;
   }
 }

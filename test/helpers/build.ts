@@ -1,10 +1,21 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './paths.js';
 
-const STAMP = join(REPO_ROOT, '.tmp', 'build-stamp');
-const LOCK = join(REPO_ROOT, '.tmp', 'build.lock');
+/**
+ * The build stamp and lock of this checkout, under the system's temporary directory: nothing the tests
+ * write goes into the checkout (where it would change what its commands print), and two checkouts on
+ * one machine do not share a stamp.
+ */
+const STATE = join(
+  tmpdir(),
+  `pitchain-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`,
+);
+const STAMP = join(STATE, 'build-stamp');
+const LOCK = join(STATE, 'build.lock');
 const OUTPUTS = ['dist/index.js', 'dist/cli/bin.js'];
 const INPUT_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src'];
 
@@ -15,7 +26,7 @@ const INPUT_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'sr
  */
 export async function ensureBuilt(): Promise<void> {
   if (await isCurrent()) return;
-  await mkdir(join(REPO_ROOT, '.tmp'), { recursive: true });
+  await mkdir(STATE, { recursive: true });
   const deadline = Date.now() + 180_000;
   while (!(await tryLock())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${LOCK}`);

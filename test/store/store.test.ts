@@ -8,7 +8,7 @@ import { readManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
 import { type SourceRecord, SPILL_DIR, WriteTransaction } from '../../src/store/writer.js';
 import { REPO_ROOT } from '../helpers/paths.js';
-import { stageSyntheticQuotes } from './fixtures/synthetic.js';
+import { stageSyntheticQuotes, writeSyntheticBatch } from './fixtures/synthetic.js';
 
 const dirs: string[] = [];
 async function tempStore(): Promise<string> {
@@ -254,26 +254,33 @@ type ChildResult = { code: number | null; signal: NodeJS.Signals | null; stdout:
 function runChild(
   script: string,
   args: readonly string[],
-  options: { env?: Record<string, string>; killAfterMs?: number } = {},
+  options: { env?: Record<string, string>; killAfterBegunMs?: number } = {},
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     // In-process loader (not the tsx wrapper binary), so that a kill reaches the process doing the work.
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...options.env },
+      env: {
+        ...process.env,
+        ...options.env,
+        ...(options.killAfterBegunMs === undefined ? {} : { WRITE_CHILD_MARKERS: '1' }),
+      },
     });
     let stdout = '';
     let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
+      // The delay counts from the moment the writer holds the lock, not from the spawn: how long a
+      // loaded machine takes to start Node then changes nothing of what is being tested.
+      const delay = options.killAfterBegunMs;
+      if (delay !== undefined && timer === undefined && stderr.includes('begun\n')) {
+        timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      }
     });
-    const timer =
-      options.killAfterMs === undefined
-        ? undefined
-        : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (timer !== undefined) clearTimeout(timer);
@@ -283,40 +290,66 @@ function runChild(
 }
 
 describe('crash safety with a real writer process', () => {
-  const args = (dir: string, batch: number) => [dir, String(batch), '120', '150'];
+  const SIZE = [120, 150] as const;
+  const args = (dir: string, batch: number) => [dir, String(batch), ...SIZE.map(String)];
+
+  /**
+   * The versions before and after batch 1, written in this process, and a copy of the store before it:
+   * the crashed children then start from a copy instead of a write of their own.
+   */
+  async function reference(): Promise<{ base: string; expected: string; copy: () => Promise<string> }> {
+    const dir = await tempStore();
+    const base = await writeSyntheticBatch(dir, 0, ...SIZE);
+    const pristine = await tempStore();
+    await fs.cp(dir, pristine, { recursive: true });
+    const expected = await writeSyntheticBatch(dir, 1, ...SIZE);
+    const copy = async () => {
+      const target = await tempStore();
+      await fs.cp(pristine, target, { recursive: true });
+      return target;
+    };
+    return { base, expected, copy };
+  }
+
+  /** Whether the store opens and reads as one whole version, the one its manifest names. */
+  async function readsWhole(dir: string): Promise<void> {
+    const reader = await StoreReader.open(dir);
+    try {
+      const listed = reader.manifest.tables.option_quotes.reduce((n, f) => n + f.rows, 0);
+      expect(await reader.sql.value('SELECT count(*) FROM option_quotes')).toBe(listed);
+    } finally {
+      reader.close();
+    }
+  }
 
   it('leaves the previous version after kill -9 at every commit step, and a re-run matches an uninterrupted one', async () => {
-    const reference = await tempStore();
-    await runChild(WRITE_CHILD, args(reference, 0));
-    const expected = (await runChild(WRITE_CHILD, args(reference, 1))).stdout.trim();
-
+    const { base, expected, copy } = await reference();
     for (const point of ['staged', 'file-written', 'manifest-written', 'committed']) {
-      const dir = await tempStore();
-      const base = (await runChild(WRITE_CHILD, args(dir, 0))).stdout.trim();
+      const dir = await copy();
       const crashed = await runChild(WRITE_CHILD, args(dir, 1), { env: { PITCHAIN_CRASH_AT: point } });
       expect(crashed.signal, point).toBe('SIGKILL');
       const after = (await readManifest(dir))!.dataVersion;
       expect(after, point).toBe(point === 'committed' ? expected : base);
-      const reader = await StoreReader.open(dir);
-      reader.close();
+      await readsWhole(dir);
       const rerun = await runChild(WRITE_CHILD, args(dir, 1));
       expect(rerun.stderr, point).toBe('');
       expect(rerun.stdout.trim(), point).toBe(expected);
     }
-  });
+  }, 180_000);
 
   it('survives kill -9 at arbitrary moments', async () => {
-    const reference = await tempStore();
-    const base = (await runChild(WRITE_CHILD, args(reference, 0))).stdout.trim();
-    const expected = (await runChild(WRITE_CHILD, args(reference, 1))).stdout.trim();
-    const dir = await tempStore();
-    await runChild(WRITE_CHILD, args(dir, 0));
-    for (const delay of [150, 400, 700, 1000, 1300]) {
-      await runChild(WRITE_CHILD, args(dir, 1), { killAfterMs: delay });
+    const { base, expected, copy } = await reference();
+    const dir = await copy();
+    // Moments after the writer took the lock: staging, the commit's files, the manifest, or done.
+    for (const delay of [0, 50, 150, 300, 600, 1200]) {
+      await runChild(WRITE_CHILD, args(dir, 1), { killAfterBegunMs: delay });
       expect([base, expected]).toContain((await readManifest(dir))!.dataVersion);
+      await readsWhole(dir);
     }
-    expect((await runChild(WRITE_CHILD, args(dir, 1))).stdout.trim()).toBe(expected);
-  });
+    const rerun = await runChild(WRITE_CHILD, args(dir, 1));
+    expect(rerun.stderr).toBe('');
+    expect(rerun.stdout.trim()).toBe(expected);
+  }, 180_000);
 });
 
 describe('concurrency with real processes', () => {

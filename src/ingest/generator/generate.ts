@@ -232,12 +232,20 @@ const UNITS = 10_000;
 const toUnits = (price: number) => Math.round(price * UNITS);
 const EOD_SNAP = 1;
 
+/** The steps `generateMarket` reports through its `onProgress`. */
+export const GENERATOR_STEPS = 8;
+
 /**
  * Fills the staging tables `option_quotes`, `open_interest` and `stock_bars` (and `splits`, when the
  * session has such a table) that already exist in `sql` with a synthetic market over [from, to].
- * The same options always give the same rows.
+ * The same options always give the same rows. `onProgress` is called after each of its steps.
  */
-export async function generateMarket(sql: SqlSession, options: GeneratorOptions): Promise<GeneratorSummary> {
+
+export async function generateMarket(
+  sql: SqlSession,
+  options: GeneratorOptions,
+  onProgress?: (stepsDone: number, steps: number) => void,
+): Promise<GeneratorSummary> {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     const detail = parsed.error.issues
@@ -246,7 +254,9 @@ export async function generateMarket(sql: SqlSession, options: GeneratorOptions)
     throw new UsageError(`invalid generator options: ${detail}`);
   }
   const valid = parsed.data as GeneratorOptions;
-  return fill(sql, valid, await planTimeline(valid));
+  let done = 0;
+  const step = () => onProgress?.(++done, GENERATOR_STEPS);
+  return fill(sql, valid, await planTimeline(valid), step);
 }
 
 /**
@@ -259,6 +269,7 @@ async function fill(
   sql: SqlSession,
   options: GeneratorOptions,
   timeline: TimelinePlan,
+  step: () => void,
 ): Promise<GeneratorSummary> {
   const params = { seed: options.seed };
   const snapshots = [
@@ -277,6 +288,7 @@ async function fill(
     await createWorkTables(sql, timelineTables);
     const listings = planListings(options, timeline);
     await createWorkTables(sql, listings.tables);
+    step();
     // Without bound parameters the three run in one call, on DuckDB's threads, while this one appends.
     preparing = sql.run(
       [
@@ -300,14 +312,23 @@ async function fill(
       expanding.catch(() => undefined);
     }
     await preparing;
+    step();
     if (minuteBars && !attached) {
       await createWorkTables(sql, { minuteDays, minutes });
       await sql.run(minuteBarsSql('TEMP TABLE'));
     }
     await sql.run(contractSessionsSql(), params);
+    step();
     // An INSERT answers the number of rows it wrote.
-    const inserted = async (statement: string, bind?: typeof params) =>
-      Number(await sql.value<number | bigint>(statement, bind));
+    const inserted = async (statement: string, bind?: typeof params) => {
+      const rows = Number(await sql.value<number | bigint>(statement, bind));
+      step();
+      return rows;
+    };
+    const skipped = () => {
+      step();
+      return 0;
+    };
     const copyMinuteBars = async () => {
       await expanding;
       return inserted(copyMinuteBarsSql('stock_bars', attached));
@@ -323,8 +344,8 @@ async function fill(
         params,
       ),
       dailyBars: await inserted(dailyBarsSql('stock_bars')),
-      minuteBars: minuteBars ? await copyMinuteBars() : 0,
-      splits: await insertSplits(sql, listings.splits),
+      minuteBars: minuteBars ? await copyMinuteBars() : skipped(),
+      splits: await insertSplits(sql, listings.splits).finally(step),
     }));
     return {
       sessions: timeline.toIndex - timeline.fromIndex + 1,

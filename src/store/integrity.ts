@@ -1,0 +1,132 @@
+/**
+ * Checking a store's files against its manifest: a quick check (the file is there, at its recorded size)
+ * that readers and the writer run on every file they are about to use, a footer check for the files
+ * DuckDB must open first, and the full check of `pitchain verify` (every file's content hash).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { FileEntry, Manifest } from './manifest.js';
+import { sha256File } from './parquet.js';
+import { TABLES, type TableName } from './schema.js';
+import type { SqlSession } from './sql.js';
+
+/** A file of the manifest that cannot be used as it is. */
+export type DamagedFile = {
+  readonly table: TableName;
+  /** The path relative to the store, as the manifest lists it. */
+  readonly path: string;
+  readonly problem: 'missing' | 'damaged';
+  /** What is wrong, in words (`42 bytes, the manifest says 1234`). */
+  readonly detail: string;
+};
+
+/** What `verifyStore` found. */
+export type VerifyReport = {
+  readonly dataVersion: string;
+  readonly files: number;
+  readonly bytes: number;
+  readonly damaged: readonly DamagedFile[];
+};
+
+/** Whether the file of `entry` is there at its recorded size; the problem when it is not. */
+export async function quickCheck(
+  dir: string,
+  table: TableName,
+  entry: FileEntry,
+): Promise<DamagedFile | undefined> {
+  let size: number;
+  try {
+    const stat = await fs.stat(path.join(dir, entry.path));
+    if (!stat.isFile()) return { table, path: entry.path, problem: 'damaged', detail: 'not a regular file' };
+    size = stat.size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { table, path: entry.path, problem: 'missing', detail: 'no such file' };
+    }
+    return { table, path: entry.path, problem: 'damaged', detail: `cannot read it: ${messageOf(error)}` };
+  }
+  if (size !== entry.bytes) {
+    return {
+      table,
+      path: entry.path,
+      problem: 'damaged',
+      detail: `${size} bytes, the manifest says ${entry.bytes}`,
+    };
+  }
+  return undefined;
+}
+
+/** Whether DuckDB can read the Parquet footer (schema and row groups) of the file of `entry`. */
+export async function footerCheck(
+  sql: SqlSession,
+  dir: string,
+  table: TableName,
+  entry: FileEntry,
+): Promise<DamagedFile | undefined> {
+  try {
+    await sql.value('SELECT count(*) FROM parquet_file_metadata($file)', {
+      file: path.join(dir, entry.path),
+    });
+    return undefined;
+  } catch (error) {
+    return {
+      table,
+      path: entry.path,
+      problem: 'damaged',
+      // DuckDB's own words, without the wrapper's `SQL failed:`.
+      detail: `unreadable Parquet footer: ${messageOf((error as Error).cause ?? error)}`,
+    };
+  }
+}
+
+/** Whether the file of `entry` has its recorded size and content hash. */
+export async function deepCheck(
+  dir: string,
+  table: TableName,
+  entry: FileEntry,
+): Promise<DamagedFile | undefined> {
+  const quick = await quickCheck(dir, table, entry);
+  if (quick !== undefined) return quick;
+  let sha256: string;
+  try {
+    sha256 = await sha256File(path.join(dir, entry.path));
+  } catch (error) {
+    return { table, path: entry.path, problem: 'damaged', detail: `cannot read it: ${messageOf(error)}` };
+  }
+  return sha256 === entry.sha256
+    ? undefined
+    : { table, path: entry.path, problem: 'damaged', detail: 'its content hash differs from the manifest' };
+}
+
+/**
+ * Checks every file of `manifest` against its size and content hash, reading each once; calls
+ * `onFile` after each with the bytes checked so far.
+ */
+export async function verifyFiles(
+  dir: string,
+  manifest: Manifest,
+  onFile?: (bytesDone: number, bytesTotal: number) => void,
+): Promise<VerifyReport> {
+  const all = (Object.keys(TABLES) as TableName[]).flatMap((table) =>
+    manifest.tables[table].map((entry) => ({ table, entry })),
+  );
+  const total = all.reduce((n, { entry }) => n + entry.bytes, 0);
+  const damaged: DamagedFile[] = [];
+  let done = 0;
+  for (const { table, entry } of all) {
+    const problem = await deepCheck(dir, table, entry);
+    if (problem !== undefined) damaged.push(problem);
+    done += entry.bytes;
+    onFile?.(done, total);
+  }
+  return { dataVersion: manifest.dataVersion, files: all.length, bytes: total, damaged };
+}
+
+/** The message of a store file's problem for errors and logs: its full path, what is wrong, what to run. */
+export function describeDamage(dir: string, file: DamagedFile): string {
+  return `store file ${path.join(dir, file.path)} is ${file.problem} (${file.detail}); the queries that need it fail until an ingest rewrites its partition (pitchain verify --store ${dir} lists every such file)`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
