@@ -118,7 +118,13 @@ export default defineBenchmark({
         target: '≤ 0.05× baseline time',
         note: `${(requestMs / typedMs).toFixed(1)}× faster`,
       }),
-      ratioRow({ name: 'loop: peak RSS of the typed loop', ours: peakMb, unit: 'MB', target: '< 300 MB' }),
+      ratioRow({
+        name: 'loop: peak RSS of the typed loop',
+        ours: peakMb,
+        unit: 'MB',
+        target: '< 512 MB',
+        note: 'DuckDB may hold up to its 256 MB reader limit',
+      }),
       ratioRow({
         name: 'loop: typed face vs endpoint, whole SPY chain',
         ours: typedChainMs,

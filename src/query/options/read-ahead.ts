@@ -68,6 +68,9 @@ type Block = {
   /** Per contract index, its rows (in session, then quote time order): `byContract[offsets[id]…offsets[id+1])`. */
   readonly offsets: Int32Array;
   readonly byContract: Int32Array;
+  /** Contract indices in expiration order, and their expirations: the contracts alive at a session are a suffix. */
+  readonly byExpiration: Int32Array;
+  readonly expirations: readonly string[];
   /** Per contract index: its open interest rows in settled-session, then publication order. */
   readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
 };
@@ -282,6 +285,14 @@ async function loadBlock(
   quotes.contract.forEach((id, i) => {
     byContract[fill[id]!++] = i;
   });
+  const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
+    contracts[a]!.expiration < contracts[b]!.expiration
+      ? -1
+      : contracts[a]!.expiration > contracts[b]!.expiration
+        ? 1
+        : a - b,
+  );
+  const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -299,6 +310,8 @@ async function loadBlock(
     sessions,
     offsets,
     byContract,
+    byExpiration,
+    expirations,
     interest,
   };
 }
@@ -401,62 +414,64 @@ function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): Ro
   const session = asOfSession(asOf);
   const through = lastSessionOf(asOf);
   const cutoff = asOf.cutoffSeconds;
-  const isWanted = new Uint8Array(block.contracts.length);
-  block.contracts.forEach((contract, id) => {
-    if (contract.expiration >= session && contract.first_traded <= through) isWanted[id] = 1;
-  });
   const throughDay = dayNumberOfIso(through);
   const { day, quote_time: quoteTime } = block.quotes;
-  const { offsets, byContract } = block;
-  const foundRow = new Int32Array(block.contracts.length).fill(-1);
-  for (let id = 0; id < block.contracts.length; id++) {
-    if (isWanted[id] !== 1) continue;
-    const start = offsets[id]!;
-    const end = offsets[id + 1]!;
-    // The last of the contract's rows on or before `through`, by binary search over its sessions.
-    let low = start;
-    let high = end;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (day[byContract[middle]!]! <= throughDay) low = middle + 1;
-      else high = middle;
+  const { offsets, byContract, byExpiration, expirations } = block;
+  const interestFloor = previousSession(block.first);
+  // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
+  let low = 0;
+  let high = expirations.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (expirations[middle]! < session) low = middle + 1;
+    else high = middle;
+  }
+  const rows: number[] = [];
+  const interests = new Map<number, InterestRow | undefined>();
+  for (let e = low; e < byExpiration.length; e++) {
+    const id = byExpiration[e]!;
+    const contract = block.contracts[id]!;
+    if (contract.first_traded > through) continue;
+    const found = latestRow(offsets[id]!, offsets[id + 1]!);
+    if (found === -1) {
+      // A contract traded before the block may have its latest snapshot before it: only the query knows.
+      if (contract.first_traded < block.first) return undefined;
+      continue;
     }
-    for (let k = low - 1; k >= start; k--) {
+    const interest = latestInterest(block.interest.get(id), cutoff);
+    // Open interest settled before the block may be the latest published: only the query knows.
+    if (interest === undefined && contract.first_traded < interestFloor) return undefined;
+    interests.set(id, interest);
+    rows.push(found);
+  }
+  return blockSource(block, rows, (id) => interests.get(id));
+
+  /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
+  function latestRow(start: number, end: number): number {
+    // The last of the contract's rows on or before `through`, by binary search over its sessions.
+    let first = start;
+    let last = end;
+    while (first < last) {
+      const middle = (first + last) >>> 1;
+      if (day[byContract[middle]!]! <= throughDay) first = middle + 1;
+      else last = middle;
+    }
+    for (let k = first - 1; k >= start; k--) {
       const row = byContract[k]!;
       if (asOf.eodOnly) {
         // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
         const lastOfSession = k + 1 === end || day[byContract[k + 1]!] !== day[row];
         if (!lastOfSession) continue;
       }
-      if (quoteTime[row]! <= cutoff) {
-        foundRow[id] = row;
-        break;
-      }
+      if (quoteTime[row]! <= cutoff) return row;
     }
-    // A contract traded before the block may have its latest snapshot before it: only the query knows.
-    if (foundRow[id] === -1 && block.contracts[id]!.first_traded < block.first) return undefined;
+    return -1;
   }
-  const interestFloor = previousSession(block.first);
-  const rows: number[] = [];
-  const interests: (InterestRow | undefined)[] = new Array(block.contracts.length);
-  for (let id = 0; id < block.contracts.length; id++) {
-    const row = foundRow[id]!;
-    if (row < 0) continue;
-    const list = block.interest.get(id);
-    let interest: InterestRow | undefined;
-    if (list !== undefined) {
-      // The latest settled session published by the cutoff (then the latest publication of it).
-      for (let i = list.length - 1; i >= 0; i--) {
-        if (list[i]!.publishedAt <= cutoff) {
-          interest = list[i];
-          break;
-        }
-      }
-    }
-    // Open interest settled before the block may be the latest published: only the query knows.
-    if (interest === undefined && block.contracts[id]!.first_traded < interestFloor) return undefined;
-    interests[id] = interest;
-    rows.push(row);
-  }
-  return blockSource(block, rows, (id) => interests[id]);
+}
+
+/** The latest settled session's open interest published by the cutoff (then its latest publication). */
+function latestInterest(list: readonly InterestRow[] | undefined, cutoff: number): InterestRow | undefined {
+  if (list === undefined) return undefined;
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.publishedAt <= cutoff) return list[i];
+  return undefined;
 }
