@@ -67,7 +67,7 @@ export default defineBenchmark({
         const cache = new StoreCache(() => store.dataVersion);
         const started = performance.now();
         for (const T of instants) {
-          await chain.handle({
+          await chain.run({
             sql: store.reader.sql,
             cache,
             nowSeconds: T,

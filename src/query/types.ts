@@ -118,5 +118,6 @@ export type Endpoint = {
   readonly dated: boolean;
   /** Query keys the endpoint reads besides the universal ones (documentation; unknown keys are ignored). */
   readonly params: readonly string[];
-  handle(ctx: EndpointContext): Promise<EndpointResult>;
+  /** Answers a question at its as-of: typed columns, a no-data answer, or a thrown refusal. */
+  run(ctx: EndpointContext): Promise<EndpointResult>;
 };

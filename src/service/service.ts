@@ -283,7 +283,7 @@ export class Api {
     mode: Mode,
     nowSeconds: number,
   ): Promise<EndpointResult> {
-    return endpoint.handle({
+    return endpoint.run({
       sql: this.options.sql,
       cache: this.storeCache,
       nowSeconds,

@@ -16,7 +16,7 @@ const rows: Endpoint = {
   cacheable: true,
   dated: true,
   params: ['n', 'billing', 'empty', 'explode'],
-  async handle(ctx) {
+  async run(ctx) {
     if (ctx.query['explode'] !== undefined) throw new Error('boom');
     if (ctx.query['empty'] !== undefined) {
       return ctx.query['empty'] === 'unknown'

@@ -19,7 +19,7 @@ afterAll(async () => close());
 const NOW = '2024-03-19 12:00';
 
 function ask(query: Record<string, string>, asOf: AsOf = dated('2024-03-14'), underlying = 'SPY') {
-  return chain.handle(context(reader, { now: NOW, asOf, path: { underlying }, query }));
+  return chain.run(context(reader, { now: NOW, asOf, path: { underlying }, query }));
 }
 
 async function symbols(query: Record<string, string>, asOf?: AsOf, underlying?: string): Promise<unknown> {

@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(async () => close());
 
 function call(endpoint: Endpoint, path: Record<string, string>, query: Record<string, string>, asOf: AsOf) {
-  return endpoint.handle(context(reader, { now: '2024-03-19 12:00', asOf, path, query }));
+  return endpoint.run(context(reader, { now: '2024-03-19 12:00', asOf, path, query }));
 }
 
 describe('the option endpoint list', () => {

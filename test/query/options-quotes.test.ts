@@ -25,9 +25,7 @@ function ask(
   optionSymbol = SYMBOL,
   now?: string,
 ) {
-  return quotes.handle(
-    context(reader, { now: now ?? '2024-03-19 12:00', asOf, path: { optionSymbol }, query }),
-  );
+  return quotes.run(context(reader, { now: now ?? '2024-03-19 12:00', asOf, path: { optionSymbol }, query }));
 }
 
 describe('option quotes', () => {
@@ -40,7 +38,7 @@ describe('option quotes', () => {
 
   it('answers date=D with exactly the dated chain row of that contract', async () => {
     const quote = await ask({}, dated('2024-03-14'));
-    const row = await chain.handle(
+    const row = await chain.run(
       context(reader, {
         now: '2024-03-19 12:00',
         asOf: dated('2024-03-14'),

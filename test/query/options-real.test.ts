@@ -68,7 +68,7 @@ describe('a dated chain over a real HistoricalOptionData file', () => {
   it.each(['2018-01-02', '2018-02-05', '2018-02-28'])(
     'prints on date=%s the vendor row of that date: its OI (settled the session before), no Greeks, updated 16:00 ET',
     async (session) => {
-      const result = await chain.handle(
+      const result = await chain.run(
         context(reader, {
           now: '2018-03-05 12:00',
           asOf: dated(session),

@@ -113,5 +113,5 @@ export const marketStatusEndpoint: Endpoint = {
   cacheable: false,
   dated: false,
   params: ['country', 'date', 'from', 'to', 'countback'],
-  handle: marketStatus,
+  run: marketStatus,
 };

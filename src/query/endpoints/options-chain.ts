@@ -300,5 +300,5 @@ export const chain: Endpoint = {
     'minOpenInterest',
     'minVolume',
   ],
-  handle: answerChain,
+  run: answerChain,
 };

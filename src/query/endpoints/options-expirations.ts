@@ -65,5 +65,5 @@ export const expirations: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['date', 'strike', 'nonstandard'],
-  handle: answerExpirations,
+  run: answerExpirations,
 };

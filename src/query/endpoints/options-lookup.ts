@@ -54,5 +54,5 @@ export const lookup: Endpoint = {
   cacheable: false,
   dated: false,
   params: [],
-  handle: answerLookup,
+  run: answerLookup,
 };

@@ -102,5 +102,5 @@ export const quotes: Endpoint = {
   cacheable: true,
   dated: true,
   params: ['date', 'from', 'to', 'countback'],
-  handle: answerQuotes,
+  run: answerQuotes,
 };

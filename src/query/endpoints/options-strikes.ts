@@ -65,5 +65,5 @@ export const strikes: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['date', 'expiration'],
-  handle: answerStrikes,
+  run: answerStrikes,
 };

@@ -142,5 +142,5 @@ export const stockBulkCandles: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['symbols', 'snapshot', 'date', 'adjustsplits', 'adjustdividends'],
-  handle: bulkCandles,
+  run: bulkCandles,
 };

@@ -328,5 +328,5 @@ export const stockCandles: Endpoint = {
     'exchange',
     'country',
   ],
-  handle: candles,
+  run: candles,
 };

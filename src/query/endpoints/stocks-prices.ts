@@ -77,7 +77,7 @@ export const stockPrices: Endpoint = {
   cacheable: false,
   dated: false,
   params: ['symbols', 'extended'],
-  handle: prices,
+  run: prices,
 };
 
 /** `/v1/stocks/prices/?symbols=A,B`. */

@@ -185,7 +185,7 @@ export const stockQuotes: Endpoint = {
   cacheable: true,
   dated: false,
   params: QUOTE_PARAMS,
-  handle: quotes,
+  run: quotes,
 };
 
 /** `/v1/stocks/quotes/?symbols=A,B`. */
@@ -197,5 +197,5 @@ export const stockBulkQuotes: Endpoint = {
   service: '/v1/stocks/bulkquotes/',
   pattern: '/v1/stocks/bulkquotes/',
   params: [...QUOTE_PARAMS, 'snapshot'],
-  handle: bulkQuotes,
+  run: bulkQuotes,
 };
