@@ -171,7 +171,7 @@ const fileList = (files: readonly string[]) => `[${files.map(quoteLiteral).join(
 /** JSON numbers as JavaScript prints them: DuckDB writes a whole double as `400.0`, JSON.stringify as `400`. */
 const jsNumbers = (json: string) => `regexp_replace(${json}, '\\.0([,\\]])', '\\1', 'g')`;
 
-/** A cent-rounded double exactly as the service rounds (nearest decimal to the binary value, ties to even). */
+/** A cent-rounded double as the service rounds intrinsic and extrinsic values (nearest decimal to the binary value). */
 const cents = (value: string) => `CAST(format('{:.2f}', ${value}) AS DOUBLE)`;
 
 /**
@@ -218,7 +218,7 @@ function rawChainSql(dir: string, manifest: Manifest, underlying: string, sessio
   ];
   return `
     WITH snap AS (
-      SELECT option_symbol, bid, ask, bid_size, ask_size, "last", volume, underlying_price
+      SELECT option_symbol, quote_time, bid, ask, bid_size, ask_size, "last", volume, underlying_price
       FROM read_parquet(${fileList(quotes)})
       WHERE session_date = ${d}
       QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY quote_time DESC) = 1
@@ -228,7 +228,9 @@ function rawChainSql(dir: string, manifest: Manifest, underlying: string, sessio
     ), base AS (
       SELECT c.option_symbol, ${quoteLiteral(underlying)} AS underlying, epoch(c.expiration_time) AS expiration,
              c.side, CAST(c.strike AS DOUBLE) AS strike, ${et('c.first_traded', '09:30')} AS first_traded,
-             date_diff('day', ${d}, c.expiration) AS dte, ${et(d, '16:00')} AS updated,
+             date_diff('day', ${d}, c.expiration) AS dte, epoch(s.quote_time) AS updated,
+             -- semantics 3.1: half-up to the cent on the exact decimal
+             CAST(round((s.bid + s.ask) * 0.5, 2) AS DOUBLE) AS mid,
              CAST(s.bid AS DOUBLE) AS bid, s.bid_size, CAST(s.ask AS DOUBLE) AS ask, s.ask_size,
              CAST(s."last" AS DOUBLE) AS "last", oi.open_interest, s.volume,
              CAST(s.underlying_price AS DOUBLE) AS spot
@@ -237,7 +239,7 @@ function rawChainSql(dir: string, manifest: Manifest, underlying: string, sessio
       LEFT JOIN oi ON oi.option_symbol = s.option_symbol
       WHERE c.expiration >= ${d} AND NOT c.nonstandard
     ), priced AS (
-      SELECT *, ${cents('(bid + ask) / 2')} AS mid,
+      SELECT *,
              ${cents(`greatest(0, CASE side WHEN 'call' THEN spot - strike ELSE strike - spot END)`)} AS intrinsic,
              CASE side WHEN 'call' THEN spot > strike ELSE strike > spot END AS itm
       FROM base

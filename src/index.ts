@@ -41,7 +41,13 @@ export type {
   StockQuotesParams,
   StrikesParams,
 } from './library/params.js';
-export { type Columns, QueryResult, type ResultMeta, type RowOf } from './library/result.js';
+export {
+  type Columns,
+  type KnownAtColumns,
+  QueryResult,
+  type ResultMeta,
+  type RowOf,
+} from './library/result.js';
 export { type OpenOptions, openStore, Store } from './library/store.js';
 // The backtest face: store.at(T, { policy }).
 export { type Audit, type AuditEntry, PointInTimeView, type ViewOptions } from './library/view.js';

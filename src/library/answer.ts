@@ -75,6 +75,7 @@ export function toResult<C extends Columns>(
       status: context.status === 204 ? 200 : context.status,
     },
     kinds,
+    result.optionRecords,
   );
 }
 

@@ -5,6 +5,7 @@
  * credits the service would bill, and the look-ahead found.
  */
 import { Bool, Float64, Table, Utf8, type Vector, vectorFromArray } from 'apache-arrow';
+import type { OptionKnownAt } from '../pit/known-at.js';
 import type { LookAheadField } from '../pit/policy.js';
 import type { FieldKind, Mode } from '../query/types.js';
 
@@ -38,19 +39,49 @@ export type ResultMeta = {
   readonly scalars: Readonly<Record<string, unknown>>;
 };
 
+/**
+ * When each row's values became known (epoch seconds), one column per known-at family of semantics §3:
+ * `quoteTime` (bid, ask, sizes, mid, last, underlying price, Greeks, `updated`, `dte`), `volumeTime`,
+ * `oiPublishedAt` and `listedAt`; null where the row serves no value of the family.
+ */
+export type KnownAtColumns = {
+  readonly quoteTime: number[];
+  readonly volumeTime: (number | null)[];
+  readonly oiPublishedAt: (number | null)[];
+  readonly listedAt: number[];
+};
+
 /** A typed answer: columns by the service's field names, rows on demand, Arrow on demand. */
 export class QueryResult<C extends Columns = Columns> {
   /** The number of rows. */
   readonly length: number;
+  private knownAtColumns: KnownAtColumns | undefined;
 
   constructor(
     /** The service's columns, in the service's key order. */
     readonly columns: C,
     readonly meta: ResultMeta,
     private readonly kinds: Readonly<Record<string, FieldKind>> = {},
+    private readonly knownAtRows?: readonly OptionKnownAt[],
   ) {
     const first = Object.values(columns)[0];
     this.length = first === undefined ? 0 : first.length;
+  }
+
+  /**
+   * The known-at instants beside the values, for option rows (chain, option quotes); undefined for
+   * other answers, whose values are all known by `meta.dataAsOf`.
+   */
+  knownAt(): KnownAtColumns | undefined {
+    const rows = this.knownAtRows;
+    if (rows === undefined) return undefined;
+    this.knownAtColumns ??= {
+      quoteTime: rows.map((row) => row.quoteTime),
+      volumeTime: rows.map((row) => row.volumeTime),
+      oiPublishedAt: rows.map((row) => row.oiPublishedAt),
+      listedAt: rows.map((row) => row.listedAt),
+    };
+    return this.knownAtColumns;
   }
 
   /** The rows as objects, keys in the service's order. */

@@ -6,7 +6,7 @@
  */
 
 /** How many derived values the cache keeps (least recently used first out). */
-const DERIVED_CAPACITY = 8;
+const DERIVED_CAPACITY = 4;
 /** How many scopes' loop states (with their read-ahead blocks) the cache keeps. */
 const STATE_CAPACITY = 4;
 /** How many responses the response cache keeps. */

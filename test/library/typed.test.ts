@@ -61,6 +61,13 @@ describe('typed results on the library face', () => {
     expect(table.schema.fields.map((f) => f.name)).toEqual(Object.keys(chain.columns));
     expect(table.getChild('optionSymbol')?.get(0)).toBe(symbols[0]);
     expect(table.getChild('strike')?.get(0)).toBe(strikes[0]);
+    const knownAt = chain.knownAt()!;
+    expect(knownAt.quoteTime).toEqual(chain.columns.updated);
+    expect(knownAt.oiPublishedAt.every((t) => t === Date.parse('2020-03-13T13:30:00Z') / 1000)).toBe(true);
+    expect(knownAt.volumeTime).toEqual(chain.columns.updated);
+    expect((await store.stocks.candles('D', 'SPY', { from: '2020-03-09', to: '2020-03-13' })).knownAt()).toBe(
+      undefined,
+    );
     expect(chain.meta).toMatchObject({
       asOf: Date.parse('2020-03-16T19:45:00Z') / 1000,
       dataVersion: store.dataVersion,

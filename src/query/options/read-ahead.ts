@@ -20,7 +20,9 @@ const LOOKBACK_SESSIONS = 5;
 /** Sessions the first block of a loop reads past the session that started it. */
 const FIRST_AHEAD_SESSIONS = 30;
 /** Rows a block may hold (16 numbers each, about 130 bytes a row with the open interest). */
-const ROW_BUDGET = 400_000;
+const ROW_BUDGET = 300_000;
+/** Rows the first block of a loop may hold: a dense chain (thousands of contracts) reads fewer sessions. */
+const FIRST_ROW_BUDGET = 100_000;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
@@ -135,7 +137,17 @@ export async function readAheadRows(
   let block = state.block === undefined ? undefined : await state.block;
   if (block === undefined || !covers(block, asOf)) {
     if (previous === undefined || !loopContinues(previous, session)) return undefined;
-    if (block !== undefined) {
+    if (block === undefined) {
+      // The first block: as many sessions as the first budget holds at this session's density.
+      const rows = await sql.value<number>(
+        'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
+        { underlying: scope.underlying, session },
+      );
+      state.ahead = Math.max(
+        LOOKBACK_SESSIONS + 1,
+        Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, Number(rows)))),
+      );
+    } else {
       // The loop outran a block: read further ahead next time, as far as the row budget allows.
       const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
       state.ahead = Math.min(
