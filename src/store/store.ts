@@ -138,13 +138,15 @@ export class StoreReader {
       // by one only when that fails, to name the file whose footer cannot be read.
       const footers = readable.map((entry) => quoteLiteral(path.join(this.dir, entry.path)));
       const all = `SELECT count(*) FROM parquet_file_metadata([${footers.join(', ')}])`;
-      if (
-        readable.length > 0 &&
-        !(await this.sql.value(all).then(
-          () => true,
-          () => false,
-        ))
-      ) {
+      // Checked without keeping them: the metadata cache then holds only the footers queries read
+      // (keeping every footer of a large store cost some 16 MB per reader for nothing).
+      await this.sql.run('SET parquet_metadata_cache = false');
+      const readableFooters = await this.sql.value(all).then(
+        () => true,
+        () => false,
+      );
+      await this.sql.run('SET parquet_metadata_cache = true');
+      if (readable.length > 0 && !readableFooters) {
         for (const entry of readable) {
           const problem = await footerCheck(this.sql, this.dir, table, entry);
           if (problem !== undefined) found.push(problem);

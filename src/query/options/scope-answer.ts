@@ -194,8 +194,18 @@ export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
   const entries = [...byKey.values()].sort(
     (a, b) => compareText(a.group.expiration, b.group.expiration) || compareText(a.group.root, b.group.root),
   );
-  const recordsOfEntry = (e: GroupEntry) =>
-    (e.records ??= e.rows.map((index) => make(source.row(index))).sort(compareRecords));
+  // The source is let go once every group has its records: a kept answer holds records, not rows twice.
+  let rowsOf: RowSource | undefined = source;
+  let made = 0;
+  const recordsOfEntry = (e: GroupEntry) => {
+    if (e.records === undefined) {
+      const from = rowsOf!;
+      e.records = e.rows.map((index) => make(from.row(index))).sort(compareRecords);
+      e.rows.length = 0;
+      if (++made === entries.length) rowsOf = undefined;
+    }
+    return e.records;
+  };
 
   let whole: { readonly ordered: OptionRecord[]; readonly members: Int32Array[] } | undefined;
   const wholeChain = () => {
