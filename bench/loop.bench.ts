@@ -22,9 +22,8 @@ export default defineBenchmark({
     const sessions = sessionsBetween(FIRST, LAST);
     const instant = (session: string) => etWallToSeconds(session, '15:45');
 
-    ctx.log(`typed loop over ${sessions.length} sessions`);
-    let rows = 0;
-    const { value: typedMs, peakMb } = await rssPeakMb(async () => {
+    const typedLoop = async () => {
+      let rows = 0;
       const store = await openStore(dir);
       try {
         const started = performance.now();
@@ -32,15 +31,13 @@ export default defineBenchmark({
           const result = await store.at(instant(session)).options.chain('SPY', { dte: 30, side: 'put' });
           rows += result.length;
         }
-        return performance.now() - started;
+        return { ms: performance.now() - started, rows };
       } finally {
         store.close();
       }
-    });
-
-    ctx.log('the same loop through store.request');
-    let requestRows = 0;
-    const requestMs = await (async () => {
+    };
+    const requestLoop = async () => {
+      let rows = 0;
       const store = await openStore(dir);
       try {
         const started = performance.now();
@@ -48,16 +45,26 @@ export default defineBenchmark({
           const response = await store.request('/v1/options/chain/SPY/?dte=30&side=put', {
             now: instant(session),
           });
-          if (response.status === 200)
-            requestRows += (JSON.parse(response.body).optionSymbol as unknown[]).length;
+          if (response.status === 200) rows += (JSON.parse(response.body).optionSymbol as unknown[]).length;
         }
-        return performance.now() - started;
+        return { ms: performance.now() - started, rows };
       } finally {
         store.close();
       }
-    })();
-    if (rows !== requestRows)
-      throw new Error(`the loops disagree: ${rows} rows typed, ${requestRows} by request`);
+    };
+    // Each loop twice, alternating, each on a freshly opened store; the better of two (the first run
+    // also warms the operating system's cache of the files for whichever loop comes second).
+    ctx.log(`typed loop and store.request loop over ${sessions.length} sessions, twice each`);
+    const { value: firstTyped, peakMb } = await rssPeakMb(typedLoop);
+    const firstRequest = await requestLoop();
+    const secondTyped = await typedLoop();
+    const secondRequest = await requestLoop();
+    const rows = firstTyped.rows;
+    if (rows !== firstRequest.rows || rows !== secondTyped.rows || rows !== secondRequest.rows) {
+      throw new Error(`the loops disagree: ${rows} rows typed, ${firstRequest.rows} by request`);
+    }
+    const typedMs = Math.min(firstTyped.ms, secondTyped.ms);
+    const requestMs = Math.min(firstRequest.ms, secondRequest.ms);
 
     ctx.log('typed face vs the endpoint function: whole SPY chains at 60 instants, each asked once');
     const instants = sessions.slice(100, 160).map((session) => instant(session));
