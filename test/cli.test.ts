@@ -165,8 +165,15 @@ describe('pitchain info and export', () => {
     expect(ingested.stdout).toMatch(new RegExp(`^option_quotes +${rows}$`, 'm'));
   });
 
-  it('has --help on every command', async () => {
-    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export', 'verify']) {
+  it('has --help on every command, and serve refuses a bad port or clock as a usage error', async () => {
+    const badPort = await cli('serve', '--store', 'data/sample', '--port', '70000');
+    expect([badPort.code, badPort.stderr]).toEqual([
+      2,
+      expect.stringContaining('--port must be a port number'),
+    ]);
+    const badNow = await cli('serve', '--store', 'data/sample', '--now', '2020-03-16');
+    expect([badNow.code, badNow.stderr]).toEqual([2, expect.stringContaining('--now must be an instant')]);
+    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export', 'verify', 'serve']) {
       const help = await cli(command, '--help');
       expect([command, help.code, help.stdout.startsWith(`Usage: pitchain ${command}`)]).toEqual([
         command,

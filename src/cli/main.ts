@@ -8,6 +8,7 @@ import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
 import { registerRequest } from './request.js';
+import { registerServe } from './serve.js';
 import { registerVerify } from './verify.js';
 
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerInfo(program);
   registerIngest(program);
   registerRequest(program);
+  registerServe(program);
   registerVerify(program);
   return program;
 }

@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { listen } from '../http/index.js';
+import { openStore } from '../library/store.js';
+import { readInstant } from '../service/service.js';
+
+type ServeFlags = { store: string; host: string; port: string; now?: string; accounts?: string };
+
+/** `pitchain serve`: the store as the market-data service, over HTTP, for tools and the service's SDKs. */
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Serve a store over HTTP exactly as the market-data service answers (a time-travel replay).')
+    .requiredOption('--store <dir>', 'store directory')
+    .option('--host <host>', 'address to bind (loopback unless you say otherwise)', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 takes a free one', '8787')
+    .option('--now <instant>', 'pin the clock T, e.g. 2020-03-16T15:45:00-04:00 (default: real time)')
+    .option(
+      '--accounts <file>',
+      'accounts file: JSON { "<token>": { plan, userType, opra } }; default: one local account',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00
+  $ pitchain serve --store my-store --port 0 --accounts accounts.json
+  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
+
+It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
+flight are answered.`,
+    )
+    .action(async (flags: ServeFlags) => {
+      const port = Number(flags.port);
+      if (!/^\d{1,5}$/.test(flags.port) || port > 65_535) {
+        throw new UsageError(`--port must be a port number from 0 to 65535, not '${flags.port}'.`);
+      }
+      const now = flags.now === undefined ? undefined : readInstant(flags.now);
+      if (flags.now !== undefined && now === undefined) {
+        throw new UsageError(
+          `--now must be an instant, not '${flags.now}': give a date and time such as 2020-03-16T15:45:00-04:00.`,
+        );
+      }
+      const store = await openStore(flags.store, {
+        threads: 2,
+        ...(now === undefined ? {} : { now }),
+        ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
+      });
+      const server = await listen(store, {
+        host: flags.host,
+        port,
+        onError: (detail, path) => process.stderr.write(`pitchain: 500 for ${path}: ${detail}\n`),
+      }).catch((error: unknown) => {
+        store.close();
+        throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      });
+      process.stdout.write(`listening on ${server.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void server.close().then(() => {
+            store.close();
+            resolve();
+          });
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}

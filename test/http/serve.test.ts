@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/library/store.js';
+import { ensureBuilt } from '../helpers/build.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const NOW = '2020-03-16T15:45:00-04:00';
+
+/** `pitchain serve` on the sample store, started as users start it, on a free loopback port. */
+function startServer(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'dist/cli/bin.js'),
+      'serve',
+      '--store',
+      path.join(REPO_ROOT, 'data/sample'),
+      '--now',
+      NOW,
+      '--port',
+      '0',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'Asia/Kolkata' } },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match !== null) resolve({ child, url: match[1]!, exited });
+    });
+    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
+  });
+}
+
+/** Sends raw bytes on a TCP socket and returns everything the server answers before closing. */
+function rawRequest(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('pitchain serve', () => {
+  let server: Awaited<ReturnType<typeof startServer>>;
+  let store: Store;
+  beforeAll(async () => {
+    await ensureBuilt();
+    server = await startServer();
+    store = await openStore('data/sample', { now: NOW, threads: 1 });
+  }, 120_000);
+  afterAll(() => {
+    store.close();
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+
+  it('answers over a real port exactly what store.request answers, headers and all', async () => {
+    const target = '/v1/options/chain/SPY/?dte=2&side=put&strikeLimit=1&columns=optionSymbol,bid,updated';
+    const [response, expected] = await Promise.all([fetch(`${server.url}${target}`), store.request(target)]);
+    expect(response.status).toBe(expected.status);
+    expect(await response.text()).toBe(expected.body);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-api-ratelimit-consumed')).toBe(
+      expected.headers['X-Api-Ratelimit-Consumed'],
+    );
+    expect(response.headers.get('cf-ray')).toMatch(/^[0-9a-f]+-/);
+    const refused = await fetch(`${server.url}/v1/options/quotes/BAD/`);
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      { s: 'error', errmsg: 'Invalid option symbol. Use valid OCC symbology for the option symbol.' },
+    ]);
+  });
+
+  it('answers HEAD without a body, OPTIONS with CORS, and other methods with 405', async () => {
+    const head = await fetch(`${server.url}/v1/markets/status/`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    const options = await fetch(`${server.url}/v1/options/chain/SPY/`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
+    const post = await fetch(`${server.url}/v1/options/chain/SPY/`, { method: 'POST' });
+    expect(post.status).toBe(405);
+  });
+
+  it('gives a request line over 4094 bytes the specification HTML 400, on a raw socket', async () => {
+    const path = `/v1/options/chain/SPY/?x=${'a'.repeat(4100)}`;
+    const answer = await rawRequest(
+      server.url,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
+    expect(answer).toContain('Request Line is too large');
+  });
+
+  it('stops on SIGTERM and exits 0', async () => {
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+});
