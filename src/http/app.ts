@@ -3,6 +3,7 @@
  * back the service's status, headers and body unchanged. It is a leaf: routing, auth, modes, credits and
  * errors all live in the service, so the server answers byte for byte what `store.request` answers.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { ApiResponse, RequestOptions } from '../service/service.js';
 
@@ -15,7 +16,18 @@ export type RequestHandler = {
 export type AppOptions = {
   /** Called with a 500's detail (its causes and SQL), which the body never carries. */
   readonly onError?: (detail: string, target: string) => void;
+  /**
+   * The clock of the requests, epoch seconds (a replay clock); default: the store's own. A request may
+   * set its own instant with the `X-Pitchain-Now` header only when it carries the admin token.
+   */
+  readonly clock?: () => number;
+  /** The token that lets a request set `X-Pitchain-Now` (sent as `X-Pitchain-Admin`); never a data token. */
+  readonly adminToken?: string;
 };
+
+/** The header a backtest sets its clock instant with, and the one that carries the admin token. */
+export const CLOCK_HEADER = 'x-pitchain-now';
+export const ADMIN_HEADER = 'x-pitchain-admin';
 
 /** The methods and headers a browser may use across origins (api-reference, CORS). */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -38,7 +50,25 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
     });
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
     const ip = incoming?.socket?.remoteAddress;
-    const response = await store.request(target, { headers, ...(ip === undefined ? {} : { ip }) });
+    const asked = headers[CLOCK_HEADER];
+    const admin = headers[ADMIN_HEADER];
+    delete headers[CLOCK_HEADER];
+    delete headers[ADMIN_HEADER];
+    let now: number | string | undefined = options.clock?.();
+    if (asked !== undefined) {
+      if (options.adminToken === undefined || admin === undefined || !sameToken(admin, options.adminToken)) {
+        return Response.json(
+          { s: 'error', errmsg: `${CLOCK_HEADER} needs the server's admin token in ${ADMIN_HEADER}.` },
+          { status: 403, headers: CORS_HEADERS },
+        );
+      }
+      now = asked;
+    }
+    const response = await store.request(target, {
+      headers,
+      ...(ip === undefined ? {} : { ip }),
+      ...(now === undefined ? {} : { now }),
+    });
     if (response.detail !== undefined) options.onError?.(response.detail, url.pathname);
     const body = c.req.method === 'HEAD' || response.status === 204 ? null : response.body;
     return new Response(body, { status: response.status, headers: response.headers });
@@ -50,4 +80,11 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
     ),
   );
   return app;
+}
+
+/** Compares tokens in time independent of where they differ. */
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppOptions, createApp, type RequestHandler } from './app.js';
 
-export { type AppOptions, createApp, type RequestHandler } from './app.js';
+export { ADMIN_HEADER, type AppOptions, CLOCK_HEADER, createApp, type RequestHandler } from './app.js';
 
 /** A running server: its address, and a graceful stop (in-flight requests finish). */
 export type RunningServer = {

@@ -7,9 +7,12 @@ import { ensureBuilt } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
+const ADMIN = 'admin-token-for-tests';
 
 /** `pitchain serve` on the sample store, started as users start it, on a free loopback port. */
-function startServer(): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+function startServer(
+  clock: readonly string[] = ['--now', NOW, '--admin-token', ADMIN],
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
   const child = spawn(
     process.execPath,
     [
@@ -17,10 +20,9 @@ function startServer(): Promise<{ child: ChildProcess; url: string; exited: Prom
       'serve',
       '--store',
       path.join(REPO_ROOT, 'data/sample'),
-      '--now',
-      NOW,
       '--port',
       '0',
+      ...clock,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'Asia/Kolkata' } },
   );
@@ -98,6 +100,38 @@ describe('pitchain serve', () => {
     );
     expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
     expect(answer).toContain('Request Line is too large');
+  });
+
+  it('lets a request set its clock only with the admin token', async () => {
+    const target = '/v1/options/chain/SPY/?dte=2&side=put&strikeLimit=1&columns=optionSymbol,bid,updated';
+    const then = '2020-03-13T15:45:00-04:00';
+    const refused = await fetch(`${server.url}${target}`, { headers: { 'X-Pitchain-Now': then } });
+    expect(refused.status).toBe(403);
+    const wrong = await fetch(`${server.url}${target}`, {
+      headers: { 'X-Pitchain-Now': then, 'X-Pitchain-Admin': 'admin-token-for-tests!' },
+    });
+    expect(wrong.status).toBe(403);
+    const moved = await fetch(`${server.url}${target}`, {
+      headers: { 'X-Pitchain-Now': then, 'X-Pitchain-Admin': ADMIN },
+    });
+    expect([moved.status, await moved.text()]).toEqual([
+      200,
+      (await store.request(target, { now: then })).body,
+    ]);
+  });
+
+  it('runs a replay clock from --replay at --speed', async () => {
+    const replay = await startServer(['--replay', '2020-03-16T09:30:00-04:00', '--speed', '60']);
+    try {
+      const status = (await (await fetch(`${replay.url}/status/`)).json()) as { updated: number[] };
+      const start = Date.parse('2020-03-16T13:30:00Z') / 1000;
+      // A minute of replay per second of real time: well within an hour of the start for a test's run.
+      expect(status.updated[0]).toBeGreaterThanOrEqual(start);
+      expect(status.updated[0]).toBeLessThan(start + 3600);
+    } finally {
+      replay.child.kill('SIGTERM');
+      expect(await replay.exited).toBe(0);
+    }
   });
 
   it('stops on SIGTERM and exits 0', async () => {
