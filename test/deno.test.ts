@@ -23,10 +23,25 @@ describe('the built package under Deno', () => {
     });
   });
 
-  it('honours the package exports map, as Node does', async () => {
-    const ok = await runCommand(DENO, ['eval', ...FLAGS, "import 'pitchain'; import 'pitchain/client'"], {
+  it('serves a store with Deno.serve(createApp(store).fetch), answering as store.request does', async () => {
+    const result = await runCommand(DENO, ['run', '--allow-all', ...FLAGS, 'test/deno/serve-check.ts'], {
       env: ENV,
     });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 0,
+      stdout: 'ok\n',
+      stderr: '',
+    });
+  });
+
+  it('honours the package exports map, as Node does', async () => {
+    const ok = await runCommand(
+      DENO,
+      ['eval', ...FLAGS, "import 'pitchain'; import 'pitchain/client'; import 'pitchain/http'"],
+      {
+        env: ENV,
+      },
+    );
     const refused = await runCommand(DENO, ['eval', ...FLAGS, "import 'pitchain/dist/errors.js'"], {
       env: ENV,
     });
