@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../helpers/build.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const NOW = '2020-03-16T15:45:00-04:00';
+const PAID = 'paid-token-0123456789';
+const FREE = 'free-token-0123456789';
+
+/** `pitchain serve` on the sample store behind an accounts file, on a free loopback port. */
+function startServer(accounts: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(REPO_ROOT, 'dist/cli/bin.js'),
+      'serve',
+      '--store',
+      path.join(REPO_ROOT, 'data/sample'),
+      '--port',
+      '0',
+      '--now',
+      NOW,
+      '--accounts',
+      accounts,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match !== null) resolve({ child, url: match[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
+  });
+}
+
+describe('pitchain serve with an accounts file, over a real port', () => {
+  let dir: string;
+  let server: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-http-accounts-'));
+    const accounts = path.join(dir, 'accounts.json');
+    await fs.writeFile(
+      accounts,
+      JSON.stringify({
+        [PAID]: { plan: 'trader', userType: 'nonpro', opra: true },
+        [FREE]: { plan: 'free', userType: 'nonpro', opra: false },
+      }),
+    );
+    server = await startServer(accounts);
+  }, 120_000);
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const get = (target: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${target}`, { headers });
+  const chain = '/v1/options/chain/SPY/?dte=2&side=put&strikeLimit=1';
+
+  it('authenticates by Bearer header or token parameter, and answers 401 otherwise', async () => {
+    expect((await get(chain, { Authorization: `Bearer ${PAID}` })).status).toBe(200);
+    // The same question at the same cutoff again: from the response cache.
+    expect((await get(`${chain}&token=${PAID}`)).status).toBe(203);
+    for (const headers of [{}, { Authorization: 'Bearer not-a-token' }, { Authorization: `Token ${PAID}` }]) {
+      const response = await get(chain, headers);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ s: 'error' });
+    }
+  });
+
+  it('gives free accounts historical data and a 402 for another mode, with the rate-limit headers', async () => {
+    const free = await get(`${chain}&mode=live`, { Authorization: `Bearer ${FREE}` });
+    expect(free.status).toBe(402);
+    const historical = await get(chain, { Authorization: `Bearer ${FREE}` });
+    expect(historical.status).toBe(200);
+    for (const name of ['limit', 'remaining', 'reset', 'consumed']) {
+      expect(historical.headers.get(`x-api-ratelimit-${name}`), name).toMatch(/^\d+$/);
+    }
+    expect(Number(historical.headers.get('x-api-ratelimit-remaining'))).toBeLessThan(100);
+  });
+
+  it('echoes headers with the token redacted to its last four characters, and answers /user/', async () => {
+    const headers = (await (await get('/headers/', { Authorization: `Bearer ${PAID}` })).json()) as Record<
+      string,
+      string
+    >;
+    expect(headers['authorization']).toBe(`Bearer ${'*'.repeat(PAID.length - 4)}${PAID.slice(-4)}`);
+    const user = (await (await get('/user/', { Authorization: `Bearer ${PAID}` })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(user).toMatchObject({ 'x-options-data-permissions': 'realtime' });
+  });
+});
