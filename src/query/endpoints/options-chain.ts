@@ -10,7 +10,7 @@ import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
 import type { OptionRecord } from '../options/records.js';
 import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
-import { type ExpirationGroup, groupRecords, scopeAnswer } from '../options/scope-answer.js';
+import { type ExpirationGroup, scopeAnswer } from '../options/scope-answer.js';
 import {
   badCombination,
   booleanParam,
@@ -252,7 +252,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
-  const rows = groupRecords(answer, new Set(selectGroups(answer.groups, params, session)));
+  const rows = answer.recordsOf(new Set(selectGroups(answer.groups, params, session)));
   const records = filterRecords(rows, params);
   if (records.length === 0) return noDataAround(ctx.sql, scope, session);
   return {

@@ -53,14 +53,6 @@ export type ScopeAnswer = {
   fieldsOf(records: readonly OptionRecord[]): readonly Field[];
 };
 
-/** The records of some of the answer's groups, still in the service's order. */
-export function groupRecords(
-  answer: ScopeAnswer,
-  groups: ReadonlySet<ExpirationGroup>,
-): readonly OptionRecord[] {
-  return answer.recordsOf(groups);
-}
-
 /**
  * The answer of a whole scope (an underlying's chain) at an as-of, read once and kept by the store's cache
  * for the next requests at the same as-of (a backtest asks several chains of one instant). In a session
@@ -207,7 +199,13 @@ export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
     return e.records;
   };
 
-  let whole: { readonly ordered: OptionRecord[]; readonly members: Int32Array[] } | undefined;
+  let whole:
+    | {
+        readonly ordered: OptionRecord[];
+        readonly members: Int32Array[];
+        readonly position: ReadonlyMap<OptionRecord, number>;
+      }
+    | undefined;
   const wholeChain = () => {
     if (whole !== undefined) return whole;
     const ordered = entries.flatMap(recordsOfEntry).sort(compareRecords);
@@ -215,11 +213,10 @@ export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
     const members = entries.map((e) =>
       Int32Array.from(recordsOfEntry(e), (record) => position.get(record)!).sort(),
     );
-    whole = { ordered, members };
+    whole = { ordered, members, position };
     return whole;
   };
   let fields: Field[] | undefined;
-  let positions: Map<OptionRecord, number> | undefined;
   const allFields = () =>
     (fields ??= optionFields(wholeChain().ordered).map((f) => ({
       ...f,
@@ -244,8 +241,8 @@ export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
       if (whole === undefined) return optionFields(kept);
       const ordered = whole.ordered;
       if (kept.length === ordered.length) return allFields();
-      positions ??= new Map(ordered.map((record, i) => [record, i]));
-      const rows = Int32Array.from(kept, (record) => positions!.get(record) ?? -1);
+      const position = whole.position;
+      const rows = Int32Array.from(kept, (record) => position.get(record) ?? -1);
       if (rows.includes(-1)) return optionFields(kept);
       const all = allFields();
       return optionFields(kept).map((f, i) => ({ ...f, json: { column: all[i]!.json!.column, rows } }));
