@@ -5,7 +5,7 @@
  * credits the service would bill, and the look-ahead found.
  */
 import { Bool, Float64, Table, Utf8, type Vector, vectorFromArray } from 'apache-arrow';
-import type { OptionKnownAt } from '../pit/known-at.js';
+import { knownAtByFamily, type OptionKnownAt } from '../pit/known-at.js';
 import type { LookAheadField } from '../pit/policy.js';
 import type { FieldKind, Mode } from '../query/types.js';
 
@@ -75,12 +75,15 @@ export class QueryResult<C extends Columns = Columns> {
   knownAt(): KnownAtColumns | undefined {
     const rows = this.knownAtRows;
     if (rows === undefined) return undefined;
-    this.knownAtColumns ??= {
-      quoteTime: rows.map((row) => row.quoteTime),
-      volumeTime: rows.map((row) => row.volumeTime),
-      oiPublishedAt: rows.map((row) => row.oiPublishedAt),
-      listedAt: rows.map((row) => row.listedAt),
-    };
+    if (this.knownAtColumns === undefined) {
+      const families = knownAtByFamily(rows);
+      this.knownAtColumns = {
+        quoteTime: families.quote as number[],
+        volumeTime: families.volume as (number | null)[],
+        oiPublishedAt: families.openInterest as (number | null)[],
+        listedAt: families.listing as number[],
+      };
+    }
     return this.knownAtColumns;
   }
 

@@ -9,7 +9,7 @@ import type { Account } from '../billing/accounts.js';
 import { LookAheadError, MarketDataError } from '../errors.js';
 import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
-import { OPTION_FIELD_KNOWN_AT, optionFieldKnownAt } from '../pit/known-at.js';
+import { knownAtByFamily, OPTION_FIELD_KNOWN_AT } from '../pit/known-at.js';
 import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
 import type { Answer, EndpointResult, Mode } from '../query/types.js';
@@ -170,10 +170,13 @@ function datedSession(text: string, nowSeconds: number): string {
 function judgedColumns(answer: Answer): JudgedColumn[] {
   const records = answer.optionRecords;
   if (records !== undefined) {
+    // One column per known-at family, shared by the fields of the family.
+    const families = knownAtByFamily(records);
     return answer.fields.map((field) => {
       const key = field.key as keyof typeof OPTION_FIELD_KNOWN_AT;
-      if (!(key in OPTION_FIELD_KNOWN_AT)) return { field: field.key, values: field.values, knownAt: [] };
-      const knownAt = records.map((record) => optionFieldKnownAt(key, record));
+      if (!Object.hasOwn(OPTION_FIELD_KNOWN_AT, key))
+        return { field: field.key, values: field.values, knownAt: [] };
+      const knownAt = families[OPTION_FIELD_KNOWN_AT[key]];
       const values =
         key === 'volume' ? records.map((record) => record.volume ?? record.withheldVolume) : field.values;
       return { field: field.key, values, knownAt };

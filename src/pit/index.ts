@@ -9,11 +9,11 @@ export {
   sessionEndSeconds,
 } from './as-of.js';
 export {
+  type KnownAtByFamily,
   type KnownAtFamily,
-  knownBy,
+  knownAtByFamily,
   OPTION_FIELD_KNOWN_AT,
   type OptionKnownAt,
-  optionFieldKnownAt,
 } from './known-at.js';
 export {
   type JudgedColumn,

@@ -48,24 +48,15 @@ export type OptionKnownAt = {
   readonly listedAt: number;
 };
 
-/** The known-at instant of a field of an option row, or null when the field carries no value. */
-export function optionFieldKnownAt(
-  field: keyof typeof OPTION_FIELD_KNOWN_AT,
-  row: OptionKnownAt,
-): number | null {
-  switch (OPTION_FIELD_KNOWN_AT[field]) {
-    case 'quote':
-      return row.quoteTime;
-    case 'volume':
-      return row.volumeTime;
-    case 'openInterest':
-      return row.oiPublishedAt;
-    case 'listing':
-      return row.listedAt;
-  }
-}
+/** Per known-at family, the instant of each row (null where the row serves no value of the family). */
+export type KnownAtByFamily = { readonly [F in KnownAtFamily]: readonly (number | null)[] };
 
-/** Whether a value known at `knownAt` may be served by a current answer at `cutoffSeconds`. */
-export function knownBy(knownAt: number | null, cutoffSeconds: number): boolean {
-  return knownAt === null || knownAt <= cutoffSeconds;
+/** The known-at columns of option rows, one per family: every field of a family shares its column. */
+export function knownAtByFamily(rows: readonly OptionKnownAt[]): KnownAtByFamily {
+  return {
+    quote: rows.map((row) => row.quoteTime),
+    volume: rows.map((row) => row.volumeTime),
+    openInterest: rows.map((row) => row.oiPublishedAt),
+    listing: rows.map((row) => row.listedAt),
+  };
 }
