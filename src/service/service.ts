@@ -110,6 +110,8 @@ export class Api {
   private readonly router: Router;
   private readonly cache: ResponseCache;
   private readonly storeCache: StoreCache;
+  /** The endpoints by service name and path parameter names (see `endpoint`), made on first use. */
+  private byService: Map<string, Endpoint> | undefined;
   private readonly clock: Clock;
 
   constructor(private readonly options: ApiOptions) {
@@ -200,18 +202,20 @@ export class Api {
    * (stock quotes answer both `/quotes/{symbol}/` and `/quotes/?symbols=`).
    */
   endpoint(service: string, pathKeys: readonly string[]): Endpoint {
-    const wanted = [...pathKeys].sort().join(',');
-    const found = this.options.endpoints.find(
-      (e) =>
-        e.service === service &&
-        e.pattern
+    const wanted = `${service} ${[...pathKeys].sort().join(',')}`;
+    this.byService ??= new Map(
+      this.options.endpoints.map((e) => [
+        `${e.service} ${e.pattern
           .split('/')
           .filter((part) => part.startsWith(':') || part.startsWith('*'))
           .map((part) => part.slice(1))
           .sort()
-          .join(',') === wanted,
+          .join(',')}`,
+        e,
+      ]),
     );
-    if (found === undefined) throw new Error(`No endpoint ${service} with path parameters ${wanted}`);
+    const found = this.byService.get(wanted);
+    if (found === undefined) throw new Error(`No endpoint ${wanted}`);
     return found;
   }
 
