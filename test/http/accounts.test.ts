@@ -1,43 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const PAID = 'paid-token-0123456789';
 const FREE = 'free-token-0123456789';
-
-/** `pitchain serve` on the sample store behind an accounts file, on a free loopback port. */
-function startServer(accounts: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(REPO_ROOT, 'dist/cli/bin.js'),
-      'serve',
-      '--store',
-      path.join(REPO_ROOT, 'data/sample'),
-      '--port',
-      '0',
-      '--now',
-      NOW,
-      '--accounts',
-      accounts,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match !== null) resolve({ child, url: match[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
-  });
-}
 
 describe('pitchain serve with an accounts file, over a real port', () => {
   let dir: string;
@@ -53,7 +23,7 @@ describe('pitchain serve with an accounts file, over a real port', () => {
         [FREE]: { plan: 'free', userType: 'nonpro', opra: false },
       }),
     );
-    server = await startServer(accounts);
+    server = await startServer(['--now', NOW, '--accounts', accounts]);
   }, 120_000);
   afterAll(async () => {
     server.child.kill('SIGTERM');

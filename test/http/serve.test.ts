@@ -1,42 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { type ServerProcess, startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const ADMIN = 'admin-token-for-tests';
-
-/** `pitchain serve` on the sample store, started as users start it, on a free loopback port. */
-function startServer(
-  clock: readonly string[] = ['--now', NOW, '--admin-token', ADMIN],
-): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(REPO_ROOT, 'dist/cli/bin.js'),
-      'serve',
-      '--store',
-      path.join(REPO_ROOT, 'data/sample'),
-      '--port',
-      '0',
-      ...clock,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'Asia/Kolkata' } },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match !== null) resolve({ child, url: match[1]!, exited });
-    });
-    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
-  });
-}
 
 /** Sends raw bytes on a TCP socket and returns everything the server answers before closing. */
 function rawRequest(url: string, bytes: string): Promise<string> {
@@ -53,11 +22,11 @@ function rawRequest(url: string, bytes: string): Promise<string> {
 }
 
 describe('pitchain serve', () => {
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: ServerProcess;
   let store: Store;
   beforeAll(async () => {
     await ensureBuilt();
-    server = await startServer();
+    server = await startServer(['--now', NOW, '--admin-token', ADMIN]);
     store = await openStore('data/sample', { now: NOW, threads: 1 });
   }, 120_000);
   afterAll(() => {
