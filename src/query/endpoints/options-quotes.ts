@@ -5,13 +5,20 @@
  */
 import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
-import { type Clock, fixedClock, previousSession, toEtDate } from '../../market-time/index.js';
+import {
+  type Clock,
+  fixedClock,
+  previousSession,
+  toEtDate,
+  underlyingOfRoot,
+} from '../../market-time/index.js';
 import { parseOccSymbol } from '../../occ/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../no-data.js';
 import { dataAsOf, optionFields } from '../options/columns.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
 import { closedSession, noDataAround, type Scope } from '../options/scope.js';
+import { readAheadRows } from '../options/read-ahead.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
 import { badCombination, dayParam, integerParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
@@ -32,7 +39,7 @@ type QuotesParams = z.output<ReturnType<typeof quotesSchema>>;
  */
 async function rangeRecords(
   ctx: EndpointContext,
-  scope: Scope & { optionSymbol: string },
+  scope: Extract<Scope, { optionSymbol: string }>,
   params: QuotesParams,
 ): Promise<OptionRecord[] | EndpointResult> {
   const today = toEtDate(ctx.nowSeconds);
@@ -40,12 +47,13 @@ async function rangeRecords(
   const lower = params.from;
   const found = await ctx.sql.all<{ session_date: string }>(
     `SELECT DISTINCT session_date FROM option_quotes
-     WHERE option_symbol = $symbol AND session_date < CAST($upper AS DATE)
+     WHERE underlying = $underlying AND option_symbol = $symbol AND session_date < CAST($upper AS DATE)
        ${lower === undefined ? '' : 'AND session_date >= CAST($lower AS DATE)'}
      ORDER BY session_date DESC
      ${params.countback === undefined ? '' : 'LIMIT $countback'}`,
     {
       symbol: scope.optionSymbol,
+      underlying: scope.underlying,
       upper,
       ...(lower === undefined ? {} : { lower }),
       ...(params.countback === undefined ? {} : { countback: params.countback }),
@@ -61,7 +69,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const optionSymbol = (ctx.path['optionSymbol'] ?? '').trim().toUpperCase();
-  parseOccSymbol(optionSymbol);
+  const { root } = parseOccSymbol(optionSymbol);
   const params = parseParams(quotesSchema(fixedClock(ctx.nowSeconds)), ctx.query);
   const ranged = params.from !== undefined || params.to !== undefined || params.countback !== undefined;
   if (ranged && ctx.asOf.kind === 'dated')
@@ -69,19 +77,36 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   if (params.from !== undefined && params.countback !== undefined) {
     throw badCombination('countback cannot be combined with from.');
   }
-  const known = await ctx.sql.value<number>('SELECT count(*) FROM contracts WHERE option_symbol = $symbol', {
-    symbol: optionSymbol,
-  });
-  if (Number(known) === 0) throw new MarketDataError(404, NO_OPTION_FOUND);
-  const scope = { optionSymbol };
+  // Inside a session loop over the underlying's chain, the contract's rows are already in memory (the
+  // block lists the contract only if the store does, so no lookup of it is needed either).
+  let underlying = underlyingOfRoot(root);
+  const held = ranged
+    ? undefined
+    : await readAheadRows(ctx.sql, ctx.cache, ctx.asOf, { optionSymbol, underlying });
   let records: OptionRecord[];
-  if (ranged) {
-    const result = await rangeRecords(ctx, scope, params);
-    if (!Array.isArray(result)) return result;
-    records = result;
+  if (held !== undefined) {
+    records = toRecords(
+      Array.from({ length: held.length }, (_, i) => held.row(i)),
+      ctx.asOf,
+    );
   } else {
-    records = toRecords(await readAnswerRows(ctx.sql, ctx.asOf, scope), ctx.asOf);
-    if (records.length === 0) return noDataAround(ctx.sql, scope, asOfSession(ctx.asOf));
+    const listed = await ctx.sql.value<string | null>(
+      'SELECT any_value(underlying) FROM contracts WHERE option_symbol = $symbol',
+      { symbol: optionSymbol },
+    );
+    if (listed === null || listed === undefined) throw new MarketDataError(404, NO_OPTION_FOUND);
+    underlying = listed;
+    const scope = { optionSymbol, underlying };
+    if (ranged) {
+      const result = await rangeRecords(ctx, scope, params);
+      if (!Array.isArray(result)) return result;
+      records = result;
+    } else {
+      records = toRecords(await readAnswerRows(ctx.sql, ctx.asOf, scope), ctx.asOf);
+    }
+  }
+  if (records.length === 0 && !ranged) {
+    return noDataAround(ctx.sql, { optionSymbol, underlying }, asOfSession(ctx.asOf));
   }
   records.sort((a, b) => a.updated - b.updated || compareRecords(a, b));
   return {

@@ -124,7 +124,7 @@ export async function readAheadRows(
   asOf: AsOf,
   scope: Scope,
 ): Promise<RowSource | undefined> {
-  if ('optionSymbol' in scope) return undefined;
+  if ('optionSymbol' in scope) return contractRows(cache, asOf, scope);
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
     block: undefined,
@@ -173,6 +173,36 @@ export async function readAheadRows(
     if (!covers(block, asOf)) return undefined;
   }
   return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
+}
+
+/**
+ * One contract's rows from the block its underlying's chain loop already holds, if one covers the as-of.
+ * A single contract never starts a block (one contract's query is cheap next to a chain's block), but a
+ * loop that asks the chain and then the quotes of the contracts it holds finds them here.
+ */
+async function contractRows(
+  cache: StoreCache,
+  asOf: AsOf,
+  scope: Extract<Scope, { optionSymbol: string }>,
+): Promise<RowSource | undefined> {
+  const state = cache.peekState<LoopState>(`read-ahead|${scope.underlying}|`);
+  const block = state?.block === undefined ? undefined : await state.block.catch(() => undefined);
+  if (block === undefined || !covers(block, asOf)) return undefined;
+  const id = contractIndex(block.contracts, scope.optionSymbol);
+  if (id === -1) return undefined;
+  return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
+}
+
+/** A contract's number in a block (contracts are in symbol order), or -1. */
+function contractIndex(contracts: readonly Contract[], optionSymbol: string): number {
+  let low = 0;
+  let high = contracts.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (contracts[middle]!.option_symbol < optionSymbol) low = middle + 1;
+    else high = middle;
+  }
+  return contracts[low]?.option_symbol === optionSymbol ? low : -1;
 }
 
 /** Whether a request at `session` after one at `previous` continues a forward session loop. */
@@ -383,13 +413,14 @@ function rowAt(block: Block, i: number, interest: InterestRow | undefined, sessi
 }
 
 /** A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1. */
-function datedRows(block: Block, session: string): RowSource {
+function datedRows(block: Block, session: string, only?: number): RowSource {
   const range = block.sessions.get(session);
   const rows: number[] = [];
   if (range !== undefined) {
     const contractOf = block.quotes.contract;
     for (let i = range.start; i < range.end; i++) {
       const id = contractOf[i]!;
+      if (only !== undefined && id !== only) continue;
       if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
       if (block.contracts[id]!.expiration >= session) rows.push(i);
     }
@@ -422,7 +453,11 @@ function blockSource(
  * sessions' last snapshots), and the latest open interest published by the cutoff. Undefined when a
  * contract may have an older snapshot or open interest than the block holds.
  */
-function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): RowSource | undefined {
+function currentRows(
+  block: Block,
+  asOf: Extract<AsOf, { kind: 'current' }>,
+  only?: number,
+): RowSource | undefined {
   const session = asOfSession(asOf);
   const through = lastSessionOf(asOf);
   const cutoff = asOf.cutoffSeconds;
@@ -440,8 +475,14 @@ function currentRows(block: Block, asOf: Extract<AsOf, { kind: 'current' }>): Ro
   }
   const rows: number[] = [];
   const interests = new Map<number, InterestRow | undefined>();
-  for (let e = low; e < byExpiration.length; e++) {
-    const id = byExpiration[e]!;
+  // One contract (`only`): the same walk over a one-element suffix, empty when it expired before.
+  const suffix =
+    only === undefined
+      ? byExpiration.subarray(low)
+      : block.contracts[only]!.expiration >= session
+        ? Int32Array.of(only)
+        : new Int32Array(0);
+  for (const id of suffix) {
     const contract = block.contracts[id]!;
     if (contract.first_traded > through) continue;
     const found = latestRow(offsets[id]!, offsets[id + 1]!);

@@ -11,7 +11,8 @@ import type { NoData } from '../types.js';
 /** Which contracts a query reads: an underlying's chain (optionally one root of it) or one contract. */
 export type Scope =
   | { readonly underlying: string; readonly root?: string }
-  | { readonly optionSymbol: string };
+  /** One contract; its `underlying` (from the contracts table) lets the reads skip other partitions. */
+  | { readonly optionSymbol: string; readonly underlying: string };
 
 /** The no-data answer for a dated request on a date the exchange was closed, else undefined. */
 export function closedSession(asOf: AsOf): NoData | undefined {
@@ -31,8 +32,9 @@ export async function noDataAround(
   let where: string;
   const params: Record<string, SqlValue> = { first, last };
   if ('optionSymbol' in scope) {
-    where = 'option_symbol = $symbol';
+    where = 'underlying = $underlying AND option_symbol = $symbol';
     params['symbol'] = scope.optionSymbol;
+    params['underlying'] = scope.underlying;
   } else if (scope.root === undefined) {
     where = 'underlying = $underlying';
     params['underlying'] = scope.underlying;

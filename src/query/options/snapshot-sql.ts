@@ -69,9 +69,11 @@ export function answerRowsSql(
   let interestScope: string;
   if ('optionSymbol' in scope) {
     params['symbol'] = scope.optionSymbol;
+    params['underlying'] = scope.underlying;
     contractWhere.push('c.option_symbol = $symbol');
-    quoteScope = 'q.option_symbol = $symbol';
-    interestScope = 'o.option_symbol = $symbol';
+    // The underlying is the partition key: without it every partition of the store would be read.
+    quoteScope = 'q.underlying = $underlying AND q.option_symbol = $symbol';
+    interestScope = 'o.underlying = $underlying AND o.option_symbol = $symbol';
   } else {
     params['underlying'] = scope.underlying;
     contractWhere.push('c.underlying = $underlying');

@@ -39,19 +39,29 @@ describe('read-ahead for session loops', () => {
         expect(recordsOf(asOf, ahead), `${session} ${JSON.stringify(asOf)}`).toEqual(
           recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))),
         );
+        // A contract of the chain (one listed through the whole range, and one that expires inside it)
+        // is answered from the same block exactly as its own query answers it.
+        for (const optionSymbol of ['SPY200918P00250000', 'SPY200417P00240000']) {
+          const contract = { optionSymbol, underlying: 'SPY' };
+          const held = await readAheadRows(reader.sql, cache, asOf, contract);
+          expect(held, `${optionSymbol} ${session}`).toBeDefined();
+          expect(recordsOf(asOf, held!)).toEqual(
+            recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, contract))),
+          );
+        }
       }
     }
     // After the first session the loop is recognised and most answers come from blocks.
     expect(fromBlock).toBeGreaterThan((sessions.length - 1) * 3);
   }, 240_000);
 
-  it('does not read ahead for a single request, a backward step or a single contract', async () => {
+  it('does not start a read-ahead for a single request, a backward step or a single contract', async () => {
     const cache = new StoreCache(() => reader.dataVersion);
     const at = (session: string): AsOf => currentAsOf('live', etWallToSeconds(session, '15:45'));
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), { underlying: 'SPY' })).toBeUndefined();
     expect(
-      await readAheadRows(reader.sql, cache, at('2020-03-16'), { optionSymbol: 'SPY200417P00240000' }),
+      await readAheadRows(reader.sql, cache, at('2020-03-16'), { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' }),
     ).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeDefined();
   });
