@@ -61,7 +61,10 @@ describe('read-ahead for session loops', () => {
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), { underlying: 'SPY' })).toBeUndefined();
     expect(
-      await readAheadRows(reader.sql, cache, at('2020-03-16'), { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' }),
+      await readAheadRows(reader.sql, cache, at('2020-03-16'), {
+        optionSymbol: 'SPY200417P00240000',
+        underlying: 'SPY',
+      }),
     ).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeDefined();
   });
