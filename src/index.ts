@@ -1,5 +1,20 @@
 /** pitchain: point-in-time option chains and stock bars, answered as the market-data REST API would. */
 
+export {
+  type BacktestOptions,
+  type BacktestReport,
+  backtest,
+  defineStrategy,
+  type EquityPoint,
+  type ExecutionOptions,
+  type FillModel,
+  type Order,
+  type Position,
+  type RejectedOrder,
+  type Strategy,
+  type StrategyContext,
+  type Trade,
+} from './backtest/index.js';
 // Accounts and credits.
 export {
   type Account,
@@ -11,7 +26,6 @@ export {
   type UserType,
 } from './billing/index.js';
 export type { ErrorBody } from './errors.js';
-
 // Errors.
 export {
   FIXED_MESSAGES,
@@ -48,8 +62,8 @@ export {
   type ResultMeta,
   type RowOf,
 } from './library/result.js';
-export { type OpenOptions, openStore, Store } from './library/store.js';
-// The backtest face: store.at(T, { policy }).
+export { type ContractTerms, type OpenOptions, openStore, type Split, Store } from './library/store.js';
+// The backtest face: store.at(T, { policy }), and the runner over it.
 export { type Audit, type AuditEntry, PointInTimeView, type ViewOptions } from './library/view.js';
 // Market time.
 export {

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
+import { registerBacktest } from './backtest.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
 import { registerGenerate } from './generate.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .version(packageVersion(), '-V, --version')
     .showHelpAfterError()
     .exitOverride();
+  registerBacktest(program);
   registerDemo(program);
   registerExport(program);
   registerGenerate(program);

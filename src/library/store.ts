@@ -5,7 +5,8 @@
  */
 import { type Account, AccountBook } from '../billing/accounts.js';
 import { MarketDataError, UsageError } from '../errors.js';
-import { type Clock, fixedClock, systemClock } from '../market-time/index.js';
+import { type Clock, fixedClock, systemClock, underlyingOfRoot } from '../market-time/index.js';
+import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
 import { Api, type ApiResponse, type RequestOptions, readInstant } from '../service/service.js';
@@ -30,6 +31,23 @@ export type OpenOptions = ReaderOptions & {
   readonly token?: string;
 };
 
+/** A stock split: on `exDate` one share of `symbol` became `ratio` shares. */
+export type Split = { readonly symbol: string; readonly exDate: string; readonly ratio: number };
+
+/** An option contract's terms as the store lists them. */
+export type ContractTerms = {
+  readonly symbol: string;
+  readonly underlying: string;
+  readonly root: string;
+  readonly expiration: string;
+  readonly side: OptionSide;
+  readonly strike: number;
+  readonly settlement: 'AM' | 'PM';
+};
+
+const CONTRACT_TERMS_SQL = `SELECT option_symbol AS symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
+  side, CAST(strike AS DOUBLE) AS strike, settlement FROM contracts`;
+
 /** An opened store: read-only, safe beside other readers and one writer. */
 export class Store {
   /** Option chains, quotes, lookup, expirations and strikes, as typed results. */
@@ -42,6 +60,7 @@ export class Store {
   private constructor(
     readonly reader: StoreReader,
     readonly api: Api,
+    private readonly cache: StoreCache,
     private readonly clock: Clock,
     private readonly token: string | undefined,
   ) {
@@ -58,15 +77,16 @@ export class Store {
     const reader = await StoreReader.open(dir, readerOptions);
     try {
       const book = accounts === undefined ? undefined : await AccountBook.load(accounts);
+      const cache = new StoreCache(() => reader.dataVersion);
       const api = new Api({
         sql: reader.sql,
-        cache: new StoreCache(() => reader.dataVersion),
+        cache,
         endpoints: ENDPOINTS,
         clock,
         ...(book === undefined ? {} : { accounts: book }),
         ...(ledgerFile === undefined ? {} : { ledgerFile }),
       });
-      return new Store(reader, api, clock, token);
+      return new Store(reader, api, cache, clock, token);
     } catch (error) {
       reader.close();
       throw error;
@@ -86,6 +106,54 @@ export class Store {
   /** What the store holds: data version, tables, underlyings, sessions, provenance. */
   summary(): Promise<StoreSummary> {
     return summarizeStore(this.reader);
+  }
+
+  /** The stock splits the store holds, in ex-date order: on `exDate` one share became `ratio` shares. */
+  async splits(): Promise<Split[]> {
+    return this.reader.sql.all<Split>(
+      `SELECT symbol, CAST(ex_date AS VARCHAR) AS "exDate", CAST(ratio AS DOUBLE) AS ratio
+       FROM splits ORDER BY ex_date, symbol`,
+    );
+  }
+
+  /**
+   * The terms of listed option contracts (underlying, root, expiration, side, strike, AM/PM settlement),
+   * for the symbols the store lists; others are left out. Terms do not change over a contract's life.
+   */
+  async contracts(symbols: readonly string[]): Promise<ContractTerms[]> {
+    const found: ContractTerms[] = [];
+    for (const symbol of [...new Set(symbols)].sort()) {
+      const parsed = tryParseOccSymbol(symbol);
+      if (parsed === undefined) continue;
+      // Each underlying's contracts are read once per data version (a run asks again and again).
+      const underlying = underlyingOfRoot(parsed.root);
+      const state = this.cache.state<{ terms?: Promise<Map<string, ContractTerms>> }>(
+        `contract-terms|${underlying}`,
+        () => ({}),
+      );
+      state.terms ??= this.termsOf(underlying);
+      const listed = await state.terms;
+      let terms = listed.get(symbol);
+      if (terms === undefined) {
+        // A root the calendar does not map to its underlying: the store knows.
+        [terms] = await this.reader.sql.all<ContractTerms>(
+          `${CONTRACT_TERMS_SQL} WHERE option_symbol = $symbol`,
+          { symbol },
+        );
+      }
+      if (terms !== undefined) found.push(terms);
+    }
+    return found;
+  }
+
+  private async termsOf(underlying: string): Promise<Map<string, ContractTerms>> {
+    const rows = await this.reader.sql.all<ContractTerms>(
+      `${CONTRACT_TERMS_SQL} WHERE underlying = $underlying`,
+      {
+        underlying,
+      },
+    );
+    return new Map(rows.map((row) => [row.symbol, row]));
   }
 
   /** Moves to the newest committed version of the store; returns whether it changed. */

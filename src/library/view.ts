@@ -23,6 +23,12 @@ import type { Columns, QueryResult } from './result.js';
 export type ViewOptions = {
   /** What to do with values known after T: `strict` (default) refuses, `mask` nulls, `flag` keeps. */
   readonly policy?: LookAheadPolicy;
+  /**
+   * `computed`: IV and Greeks computed point-in-time from each quote (a forward implied by put–call
+   * parity, European or American model by the contract's style), in place of the vendor's; `vendor`
+   * (default): the store's own figures, as the service serves them.
+   */
+  readonly greeks?: 'vendor' | 'computed';
 };
 
 /** One request of a view, as its audit keeps it. */
@@ -37,12 +43,16 @@ export type AuditEntry = {
   readonly lookAhead: readonly LookAheadField[];
   /** Whether the policy refused the request. */
   readonly refused: boolean;
+  /** The credits the service would bill for the request (0 when refused: nothing was served). */
+  readonly credits: number;
 };
 
 /** The audit of a view: how many requests, how many held look-ahead, and each entry. */
 export type Audit = {
   readonly requests: number;
   readonly lookAheadReads: number;
+  /** The credits the same requests would have cost on the service. */
+  readonly credits: number;
   readonly entries: readonly AuditEntry[];
 };
 
@@ -81,6 +91,7 @@ export class PointInTimeView {
     return {
       requests: this.entries.length,
       lookAheadReads: this.entries.filter((entry) => entry.lookAhead.length > 0).length,
+      credits: this.entries.reduce((sum, entry) => sum + entry.credits, 0),
       entries: [...this.entries],
     };
   }
@@ -128,6 +139,7 @@ export class PointInTimeView {
             dataAsOf: null,
             lookAhead: error.fields as LookAheadField[],
             refused: true,
+            credits: 0,
           });
         }
         throw error;
@@ -148,7 +160,14 @@ export class PointInTimeView {
         ? { dataAsOf: result.dataAsOfSeconds === null ? null : Math.min(result.dataAsOfSeconds, T) }
         : {}),
     });
-    this.entries.push({ target, asOf: T, dataAsOf: typed.meta.dataAsOf, lookAhead, refused: false });
+    this.entries.push({
+      target,
+      asOf: T,
+      dataAsOf: typed.meta.dataAsOf,
+      lookAhead,
+      refused: false,
+      credits: typed.meta.credits,
+    });
     return typed;
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * Fill prices: where in the quoted spread an order fills, and what it pays on top (slippage,
+ * commission). One place for the arithmetic so that the runner, the report and the tests agree.
+ */
+import { InvalidInputError } from '../errors.js';
+import type { ExecutionOptions, FillModel } from './types.js';
+
+/** A quote to fill against: bid and ask when quoted, else the last trade. */
+export type FillQuote = {
+  readonly bid: number | null;
+  readonly ask: number | null;
+  readonly last: number | null;
+};
+
+/** The execution settings of a run, with defaults applied and checked. */
+export type Execution = {
+  readonly fill: FillModel;
+  readonly fillAt: 'decision' | 'next';
+  readonly slippage: number;
+  readonly optionCommission: number;
+  readonly stockCommission: number;
+};
+
+/** Reads the execution options, refusing values no fill could use. */
+export function executionOf(options: ExecutionOptions): Execution {
+  const fill = options.fill ?? 'mid';
+  if (typeof fill === 'object') {
+    if (!Number.isFinite(fill.spread) || fill.spread < 0 || fill.spread > 1) {
+      throw new InvalidInputError(`fill spread must be a fraction from 0 to 1, not ${fill.spread}`);
+    }
+  } else if (fill !== 'mid' && fill !== 'bid-ask') {
+    throw new InvalidInputError(
+      `fill must be 'mid', 'bid-ask' or { spread: f }, not ${JSON.stringify(fill)}`,
+    );
+  }
+  const fillAt = options.fillAt ?? 'decision';
+  if (fillAt !== 'decision' && fillAt !== 'next') {
+    throw new InvalidInputError(`fillAt must be 'decision' or 'next', not ${JSON.stringify(fillAt)}`);
+  }
+  const amount = (name: string, value: number | undefined, fallback: number) => {
+    const v = value ?? fallback;
+    if (!Number.isFinite(v) || v < 0)
+      throw new InvalidInputError(`${name} must be a non-negative number, not ${v}`);
+    return v;
+  };
+  return {
+    fill,
+    fillAt,
+    slippage: amount('slippage', options.slippage, 0),
+    optionCommission: amount('commission.option', options.commission?.option, 0.65),
+    stockCommission: amount('commission.stock', options.commission?.stock, 0),
+  };
+}
+
+/** The fill model in words, for reports. */
+export function describeFill(execution: Execution): string {
+  const where =
+    execution.fill === 'mid'
+      ? 'mid'
+      : execution.fill === 'bid-ask'
+        ? 'bid-ask (crossing the spread)'
+        : `mid + ${execution.fill.spread} of the half-spread`;
+  return `${where} at the ${execution.fillAt === 'next' ? 'next snapshot (the close)' : 'decision snapshot'}, slippage ${execution.slippage}/unit, commission ${execution.optionCommission}/contract and ${execution.stockCommission}/share`;
+}
+
+/**
+ * The price per unit an order of `quantity` fills at, or null when the quote cannot fill it (no bid
+ * and ask, and no last trade; or no bid for a sale under `bid-ask`). Slippage is added against the order.
+ */
+export function fillPrice(quote: FillQuote, quantity: number, execution: Execution): number | null {
+  const buying = quantity > 0;
+  const { bid, ask } = quote;
+  let price: number | null;
+  if (bid !== null && ask !== null && ask >= bid) {
+    const mid = (bid + ask) / 2;
+    const half = (ask - bid) / 2;
+    const fraction = execution.fill === 'mid' ? 0 : execution.fill === 'bid-ask' ? 1 : execution.fill.spread;
+    price = buying ? mid + fraction * half : mid - fraction * half;
+  } else {
+    price = quote.last;
+  }
+  if (price === null) return null;
+  const slipped = buying ? price + execution.slippage : price - execution.slippage;
+  return Math.max(0, roundPrice(slipped));
+}
+
+/** Prices to 1/10,000 of a dollar, the store's precision, so that sums do not drift. */
+export function roundPrice(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+/** Dollars to the cent. */
+export function roundCash(value: number): number {
+  const rounded = Math.round(value * 100) / 100;
+  return rounded === 0 ? 0 : rounded;
+}
