@@ -65,7 +65,12 @@ export class MarketReader {
     let bars = this.dailyCloses.get(symbol);
     if (bars === undefined) {
       bars = this.answered(() =>
-        this.store.stocks.candles('D', symbol, { from, to }, { now: sessionCloseSeconds(to) + 10 * 3600 }),
+        this.store.stocks.candles(
+          'D',
+          symbol,
+          { from, to, adjustsplits: false, adjustdividends: false },
+          { now: sessionCloseSeconds(to) + 10 * 3600 },
+        ),
       ).then((result) => {
         if (result === undefined) return undefined;
         this.credits += result.meta.credits;
@@ -82,7 +87,13 @@ export class MarketReader {
       else break;
     }
     if (latest === -1) return undefined;
-    const close = found.c[latest]!;
+    // The bars are as traded: a split between the bar's session and now divides its price.
+    const barSession = toEtDate(found.t[latest]!);
+    const today = toEtDate(now);
+    let close = found.c[latest]!;
+    for (const split of await this.splitList()) {
+      if (split.symbol === symbol && split.exDate > barSession && split.exDate <= today) close /= split.ratio;
+    }
     return {
       bid: null,
       ask: null,
@@ -120,7 +131,12 @@ export class MarketReader {
     afterSeconds: number,
   ): Promise<{ value: number; approximate?: string } | undefined> {
     const bars = await this.answered(() =>
-      this.store.stocks.candles('D', underlying, { date: session }, { now: afterSeconds }),
+      this.store.stocks.candles(
+        'D',
+        underlying,
+        { date: session, adjustsplits: false, adjustdividends: false },
+        { now: afterSeconds },
+      ),
     );
     if (bars !== undefined && bars.length > 0) {
       this.credits += bars.meta.credits;
@@ -141,9 +157,12 @@ export class MarketReader {
       : { value: price };
   }
 
-  /** The store's splits in ex-date order. */
-  splits(): Promise<readonly Split[]> {
-    return this.store.splits();
+  private splitsRead: Promise<readonly Split[]> | undefined;
+
+  /** The store's splits in ex-date order (read once). */
+  splitList(): Promise<readonly Split[]> {
+    this.splitsRead ??= this.store.splits();
+    return this.splitsRead;
   }
 
   /** A result, or undefined for a no-data answer or an unknown symbol (404). */

@@ -60,7 +60,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
 
   const market = new MarketReader(store);
   const portfolio = new Portfolio(startingCash);
-  const splits = await market.splits();
+  const splits = await market.splitList();
+  await strategy.onStart?.();
   const equity: EquityPoint[] = [];
   const rejected: RejectedOrder[] = [];
   const warnings: string[] = [];

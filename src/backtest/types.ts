@@ -84,6 +84,8 @@ export type StrategyContext = {
 /** A strategy: called at every session's decision instant, it returns the orders to place. */
 export type Strategy = {
   readonly name?: string;
+  /** Called once before the first session of every run: where a strategy resets the state it keeps. */
+  onStart?(): void | Promise<void>;
   onSession(context: StrategyContext): readonly Order[] | undefined | Promise<readonly Order[] | undefined>;
 };
 
