@@ -184,6 +184,7 @@ describe('README.md code blocks run', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'pitchain-readme-'));
     await symlink(join(REPO_ROOT, 'data'), join(scratch, 'data'), 'dir');
+    await symlink(join(REPO_ROOT, 'examples'), join(scratch, 'examples'), 'dir');
     await mkdir(join(scratch, 'node_modules'));
     await symlink(REPO_ROOT, join(scratch, 'node_modules', 'pitchain'), 'dir');
     // Modules, as in the package: a block may await at its top level.
