@@ -102,5 +102,6 @@ export const quotes: Endpoint = {
   cacheable: true,
   dated: true,
   params: ['date', 'from', 'to', 'countback'],
+  schema: quotesSchema,
   run: answerQuotes,
 };
