@@ -662,7 +662,7 @@ export const UNIVERSAL_TEXTS: Readonly<Record<string, { readonly type: string } 
   mode: {
     type: '`live` | `delayed` | `eod` | `historical` | `cached` (`cache`, `stale`)',
     meaning:
-      'how fresh the data may be (see [point in time](../point-in-time.md#modes)); capped by the account’s entitlement; free and trial accounts get `historical` and a 402 for any other',
+      'how fresh the data may be (see [point in time](../point-in-time.md#current-requests-and-modes)); capped by the account’s entitlement; free and trial accounts get `historical` and a 402 for any other',
     default: '`live` for paid accounts, `historical` for free and trial',
   },
   maxage: {
