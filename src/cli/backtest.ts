@@ -6,6 +6,7 @@ import { backtest } from '../backtest/runner.js';
 import type { BacktestOptions, BacktestReport, FillModel, Strategy } from '../backtest/types.js';
 import { UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
+import { examplesHelp } from './format.js';
 import { startProgress } from './progress.js';
 
 type Flags = {
@@ -59,11 +60,11 @@ export function registerBacktest(program: Command): void {
         '',
         'The strategy sees only store.at(now) under the strict look-ahead policy, and its positions marked',
         'with the prices known then. Options the module exports as `options` are defaults; flags override them.',
-        '',
-        'Examples:',
-        '  pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31',
-        '  pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2020-01-02 --to 2020-06-30 --fill bid-ask',
-        '  pitchain backtest my-strategy.js --store my-store --from 2024-01-02 --to 2024-03-28 --json > report.json',
+        examplesHelp([
+          'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31',
+          'pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2020-01-02 --to 2020-06-30 --fill bid-ask',
+          'pitchain backtest my-strategy.js --store my-store --from 2024-01-02 --to 2024-03-28 --json',
+        ]),
       ].join('\n'),
     )
     .action(async (file: string, flags: Flags) => {

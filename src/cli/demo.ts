@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { openStore } from '../library/store.js';
 import { formatInstant } from '../market-time/index.js';
-import { renderTable } from './format.js';
+import { examplesHelp, renderTable } from './format.js';
 
 /** The sample store shipped with the package (synthetic option quotes on real SPY and AAPL bars). */
 export const SAMPLE_STORE = fileURLToPath(new URL('../../data/sample', import.meta.url));
@@ -16,6 +16,7 @@ export function registerDemo(program: Command): void {
     .command('demo')
     .description('Show what pitchain answers from a store at a past instant (the `npm start` job).')
     .option('--store <dir>', 'store directory (default: the embedded sample)')
+    .addHelpText('after', examplesHelp(['pitchain demo', 'pitchain demo --store my-store']))
     .action(async (options: { store?: string }) => {
       const store = await openStore(options.store ?? SAMPLE_STORE, { now: NOW, threads: 2 });
       try {

@@ -4,6 +4,7 @@ import { canonicalFormatOf, exportCanonical } from '../ingest/formats/canonical.
 import { TABLE_PARTITIONS, TABLES, type TableName } from '../store/schema.js';
 import { quoteIdentifier as q } from '../store/sql.js';
 import { StoreReader } from '../store/store.js';
+import { examplesHelp } from './format.js';
 
 type ExportFlags = {
   store: string;
@@ -32,6 +33,14 @@ export function registerExport(program: Command): void {
     .option('--symbol <ticker>', 'only this symbol (stock bars, splits)')
     .option('--from <date>', 'first session, YYYY-MM-DD')
     .option('--to <date>', 'last session, YYYY-MM-DD')
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'pitchain export --store data/sample --table option_quotes --underlying SPY --from 2020-03-02 --to 2020-03-06 spy-week.parquet',
+        'pitchain export --store data/sample --table stock_bars --symbol AAPL aapl-bars.arrow',
+        'pitchain ingest --store my-store --format parquet spy-week.parquet',
+      ]),
+    )
     .action(async (file: string, flags: ExportFlags) => {
       if (!Object.hasOwn(TABLES, flags.table)) {
         throw new UsageError(`unknown table '${flags.table}' (one of: ${Object.keys(TABLES).join(', ')})`);

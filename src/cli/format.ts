@@ -29,3 +29,8 @@ export function formatBytes(bytes: number): string {
   }
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
+
+/** The closing section of a command's `--help`: one `$ …` line per example invocation. */
+export function examplesHelp(commands: readonly string[]): string {
+  return `\nExamples:\n${commands.map((command) => `  $ ${command}`).join('\n')}`;
+}

@@ -10,7 +10,7 @@ import {
 import { sampleOptions } from '../ingest/generator/presets.js';
 import { hashFile } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
-import { renderTable } from './format.js';
+import { examplesHelp, renderTable } from './format.js';
 import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
@@ -112,7 +112,12 @@ export function registerGenerate(program: Command): void {
     .option('--no-minute-bars', 'skip the one-minute stock bars')
     .addHelpText(
       'after',
-      '\nWithout options it builds the embedded sample: SPY, SPX/SPXW and AAPL over 2019-2020 on the real\nLean daily bars in data/sources. Every option quote it writes is synthetic.',
+      '\nWithout options it builds the embedded sample: SPY, SPX/SPXW and AAPL over 2019-2020 on the real\nLean daily bars in data/sources. Every option quote it writes is synthetic.\n' +
+        examplesHelp([
+          'pitchain generate --store my-sample',
+          'pitchain generate --store spy-2020 --underlyings SPY --from 2020-01-02 --to 2020-03-31 --seed 7',
+          'pitchain generate --store small --underlyings SPY --snapshots eod --greeks none --no-minute-bars',
+        ]),
     )
     .action(async (flags: GenerateFlags) => {
       const options = generatorOptionsFrom(flags);

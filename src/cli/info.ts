@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { StoreReader } from '../store/store.js';
 import { summarizeStore } from '../store/summary.js';
-import { formatBytes, renderTable } from './format.js';
+import { examplesHelp, formatBytes, renderTable } from './format.js';
 
 /** `pitchain info`: the data version, tables, underlyings, session range, row counts and provenance. */
 export function registerInfo(program: Command): void {
@@ -10,6 +10,10 @@ export function registerInfo(program: Command): void {
     .description('Describe a store: its data version, tables, underlyings, sessions and provenance.')
     .requiredOption('--store <dir>', 'store directory')
     .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      examplesHelp(['pitchain info --store data/sample', 'pitchain info --store my-store --json']),
+    )
     .action(async (options: { store: string; json?: boolean }) => {
       const reader = await StoreReader.open(options.store, { threads: 1 });
       try {

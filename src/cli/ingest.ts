@@ -7,7 +7,7 @@ import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
-import { renderTable } from './format.js';
+import { examplesHelp, renderTable } from './format.js';
 import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
@@ -62,7 +62,14 @@ export function registerIngest(program: Command): void {
     .addHelpText(
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
-        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.',
+        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.\n' +
+        examplesHelp([
+          'pitchain ingest --store my-store --format hod SPX_2018.csv',
+          'pitchain ingest --store my-store --format cboe-eod UnderlyingOptionsEODQuotes_2016-06-01.csv',
+          'pitchain ingest --store my-store --format csv --mapping my-vendor.json chains/*.csv',
+          'pitchain ingest --store my-store --format candles --mapping lean-minute 20131004_spy_minute_trade.csv',
+          'pitchain ingest --store my-store --format hod --skip-invalid --rejects refused.csv SPX_2018.csv',
+        ]),
     )
     .action(async (files: string[], flags: IngestFlags) => {
       const format = formatNamed(flags.format);

@@ -5,6 +5,7 @@ import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.
 import { registerBacktest } from './backtest.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
+import { examplesHelp } from './format.js';
 import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
@@ -17,7 +18,17 @@ export function buildProgram(): Command {
     .description('Point-in-time option chains and stock bars, answered as the market-data REST API would.')
     .version(packageVersion(), '-V, --version')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      examplesHelp([
+        'pitchain demo',
+        "pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 '/v1/options/chain/SPY/?dte=30&side=put'",
+        'pitchain ingest --store my-store --format hod SPX_2018.csv',
+        'pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00',
+        'pitchain ingest --help',
+      ]),
+    );
   registerBacktest(program);
   registerDemo(program);
   registerExport(program);

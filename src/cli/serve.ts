@@ -37,6 +37,9 @@ export function registerServe(program: Command): void {
     .addHelpText(
       'after',
       `
+It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
+flight are answered.
+
 Examples:
   $ pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00
   $ pitchain serve --store my-store --port 0 --accounts accounts.json
@@ -44,10 +47,7 @@ Examples:
   $ pitchain serve --store data/sample --admin-token "$(openssl rand -hex 16)"
   $ curl -H 'X-Pitchain-Admin: <token>' -H 'X-Pitchain-Now: 2020-03-16T15:45:00-04:00' \\
       'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30'
-  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
-
-It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
-flight are answered.`,
+  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'`,
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { StoreError } from '../errors.js';
 import { verifyFiles } from '../store/integrity.js';
 import { readManifest } from '../store/manifest.js';
-import { formatBytes } from './format.js';
+import { examplesHelp, formatBytes } from './format.js';
 
 /** `pitchain verify`: checks every file of a store against the size and content hash in its manifest. */
 export function registerVerify(program: Command): void {
@@ -20,10 +20,7 @@ export function registerVerify(program: Command): void {
         '',
         'Reads every file once. Exits 0 when all are intact, 1 when any is missing or damaged. Queries that',
         "need a damaged file fail naming it; an ingest that rewrites the file's partition replaces it.",
-        '',
-        'Examples:',
-        '  pitchain verify --store data/sample',
-        '  pitchain verify --store my-store --json',
+        examplesHelp(['pitchain verify --store data/sample', 'pitchain verify --store my-store --json']),
       ].join('\n'),
     )
     .action(async (flags: { store: string; json?: boolean }) => {

@@ -88,6 +88,40 @@ export function matchesExpression(expression: NumberExpression, value: number): 
   );
 }
 
+/**
+ * What a parameter accepts, as data beside its parser. The endpoint pages in `docs/` are generated from it
+ * (`npm run docs`), so they list exactly what the schemas read.
+ */
+export type ParamShape =
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'number' | 'integer'; readonly min?: number; readonly max?: number }
+  /** A calendar date in any input form; an instant stands for its Eastern date. */
+  | { readonly kind: 'date' }
+  /** A date or an instant; a relative `-N unit` counts back from the other end of the range. */
+  | { readonly kind: 'date-or-relative' }
+  /** A date, or `all`. */
+  | { readonly kind: 'expiration' }
+  /** A number expression (`example` shows its forms); `absolute` reads a signed value as its size. */
+  | { readonly kind: 'expression'; readonly example: string; readonly absolute?: boolean }
+  | { readonly kind: 'choice'; readonly values: readonly string[] }
+  | { readonly kind: 'symbols' }
+  | { readonly kind: 'text' };
+
+/** The shape of every parameter schema the helpers below make. */
+export const paramShapes = z.registry<ParamShape>();
+
+function shaped<S extends z.ZodType>(schema: S, shape: ParamShape): S {
+  paramShapes.add(schema, shape);
+  return schema;
+}
+
+function bounds(options: { min?: number; max?: number }): { min?: number; max?: number } {
+  return {
+    ...(options.min === undefined ? {} : { min: options.min }),
+    ...(options.max === undefined ? {} : { max: options.max }),
+  };
+}
+
 function fail(ctx: z.RefinementCtx, message: string): never {
   ctx.addIssue({ code: 'custom', message });
   return z.NEVER;
@@ -100,6 +134,7 @@ export const booleanParam = z.string().transform((text, ctx): boolean => {
   if (value === 'false' || value === '0') return false;
   return fail(ctx, `expected true or false, got "${echo(text)}"`);
 });
+paramShapes.add(booleanParam, { kind: 'boolean' });
 
 /** A count parameter (`countback` of stocks and markets): a whole number from 1 to 10,000,000. */
 export const countParam = z.string().transform((text, ctx): number => {
@@ -110,12 +145,13 @@ export const countParam = z.string().transform((text, ctx): number => {
   }
   return value;
 });
+paramShapes.add(countParam, { kind: 'integer', min: 1, max: 10_000_000 });
 
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
 
 /** A finite number in decimal notation, optionally within `[min, max]`. */
 export function numberParam(options: { min?: number; max?: number } = {}) {
-  return z.string().transform((text, ctx): number => {
+  const param = z.string().transform((text, ctx): number => {
     // Decimal notation only: Number() would also read `0x10`, `0b1` and an empty text.
     const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
     if (!Number.isFinite(value)) return fail(ctx, `expected a number, got "${echo(text)}".`);
@@ -131,11 +167,12 @@ export function numberParam(options: { min?: number; max?: number } = {}) {
     }
     return value;
   });
+  return shaped(param, { kind: 'number', ...bounds(options) });
 }
 
 /** A whole number within `[min, max]`. */
 export function integerParam(options: { min?: number; max?: number } = {}) {
-  return z.string().transform((text, ctx): number => {
+  const param = z.string().transform((text, ctx): number => {
     const value = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
     const inRange =
       Number.isSafeInteger(value) &&
@@ -150,6 +187,7 @@ export function integerParam(options: { min?: number; max?: number } = {}) {
     }
     return value;
   });
+  return shaped(param, { kind: 'integer', ...bounds(options) });
 }
 
 /** The message of a date that cannot be read: the reader's own words, never a JavaScript error's. */
@@ -159,7 +197,7 @@ function unreadableDate(error: unknown, text: string): string {
 
 /** A calendar date in any form the API accepts (semantics §1), read against `clock`; an instant gives its ET date. */
 export function dayParam(clock: Clock) {
-  return z.string().transform((text, ctx): string => {
+  const param = z.string().transform((text, ctx): string => {
     try {
       const parsed = parseDateInput(text.trim(), clock);
       return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
@@ -167,17 +205,19 @@ export function dayParam(clock: Clock) {
       return fail(ctx, unreadableDate(error, text));
     }
   });
+  return shaped(param, { kind: 'date' });
 }
 
 /** A date or instant read against `clock`, where a relative `-N unit` stays unresolved (`from` against `to`). */
 export function dateOrRelativeParam(clock: Clock) {
-  return z.string().transform((text, ctx): ParsedDate | RelativeDate => {
+  const param = z.string().transform((text, ctx): ParsedDate | RelativeDate => {
     try {
       return parseDateInputOrRelative(text, clock);
     } catch (error) {
       return fail(ctx, unreadableDate(error, text));
     }
   });
+  return shaped(param, { kind: 'date-or-relative' });
 }
 
 /**
@@ -201,28 +241,35 @@ export function resolveDateParam(
 /** `all` or a date, as for the chain's and strikes' `expiration`. */
 export function expirationParam(clock: Clock) {
   const date = dayParam(clock);
-  return z.string().transform((text, ctx): string => {
+  const param = z.string().transform((text, ctx): string => {
     if (text.trim().toLowerCase() === 'all') return 'all';
     const parsed = date.safeParse(text);
     return parsed.success ? parsed.data : fail(ctx, `expected a date or "all", got "${echo(text)}".`);
   });
+  return shaped(param, { kind: 'expiration' });
 }
 
 /** A strike or (with `absolute`) delta expression (see {@link parseNumberExpression}). */
 export function expressionParam(example: string, options: { absolute?: boolean } = {}) {
-  return z.string().transform((text, ctx): NumberExpression => {
+  const param = z.string().transform((text, ctx): NumberExpression => {
     const parsed = parseNumberExpression(text, options);
     return parsed ?? fail(ctx, `could not read "${echo(text)}" (use ${example}).`);
+  });
+  return shaped(param, {
+    kind: 'expression',
+    example,
+    ...(options.absolute === true ? { absolute: true } : {}),
   });
 }
 
 /** One of a few words, in any case. */
 export function choiceParam<const T extends string>(choices: readonly T[]) {
-  return z.string().transform((text, ctx): T => {
+  const param = z.string().transform((text, ctx): T => {
     const value = text.trim().toLowerCase();
     const found = choices.find((choice) => choice === value);
     return found ?? fail(ctx, `expected ${choices.join(', ')}, got "${echo(text)}".`);
   });
+  return shaped(param, { kind: 'choice', values: choices });
 }
 
 /** Normalises one ticker: trimmed, upper case. */
@@ -242,6 +289,10 @@ export const symbolsParam = z.string().transform((text, ctx): string[] => {
   ];
   return symbols.length > 0 ? symbols : fail(ctx, 'expected a comma-separated list of symbols');
 });
+paramShapes.add(symbolsParam, { kind: 'symbols' });
+
+/** Any text, read as given (the endpoint judges it). */
+export const textParam = shaped(z.string(), { kind: 'text' });
 
 /** Parses an endpoint's parameters from the query; the first problem becomes the 400 the service sends. */
 export function parseParams<S extends z.ZodType>(

@@ -7,6 +7,8 @@
  * pipeline then applies `columns`, `human`, `limit`/`offset`, `dateformat` and `format`, computes the
  * credits from `answer.billing`, and writes headers. Endpoints never format dates or pick keys' case.
  */
+import type { z } from 'zod';
+import type { Clock } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import type { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
@@ -118,6 +120,12 @@ export type Endpoint = {
   readonly dated: boolean;
   /** Query keys the endpoint reads besides the universal ones (documentation; unknown keys are ignored). */
   readonly params: readonly string[];
+  /**
+   * The endpoint's own query parameters as the zod object `run` parses them with, made for the request's
+   * clock (relative dates are read against it). Each parameter's shape is in `paramShapes` (`params.ts`);
+   * the endpoint pages in `docs/` are generated from both.
+   */
+  readonly schema: (clock: Clock) => z.ZodObject;
   /** Answers a question at its as-of: typed columns, a no-data answer, or a thrown refusal. */
   run(ctx: EndpointContext): Promise<EndpointResult>;
 };

@@ -99,6 +99,6 @@ describe('pitchain backtest, on the examples', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no strategy file/);
     const help = await run('--help');
-    expect(help.stdout).toMatch(/Examples:\n {2}pitchain backtest examples\/spy-short-put.ts/);
+    expect(help.stdout).toMatch(/Examples:\n {2}\$ pitchain backtest examples\/spy-short-put.ts/);
   }, 120_000);
 });

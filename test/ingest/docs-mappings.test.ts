@@ -1,6 +1,7 @@
 /**
- * docs/ingest-mappings.md against the code: every key of the `csv` and `candles` mapping schemas is
- * documented, and every example mapping in the page is valid.
+ * The ingest docs against the code, both ways: docs/ingest-mappings.md documents every key of the `csv`
+ * and `candles` mapping schemas and no key they lack, every preset and `time` keyword, and only valid
+ * example mappings; docs/vendor-formats.md and the README name every ingest format and no other.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -10,8 +11,10 @@ import {
   CANDLE_PRESETS,
   CandlesMappingSchema,
   parseCandlesMapping,
+  TIME_KEYWORDS,
 } from '../../src/ingest/formats/candles.js';
 import { OptionMappingSchema, parseOptionMapping } from '../../src/ingest/formats/csv-mapping.js';
+import { ingestFormats } from '../../src/ingest/formats/index.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const PAGE = readFileSync(`${REPO_ROOT}docs/ingest-mappings.md`, 'utf8');
@@ -23,13 +26,38 @@ function examples(kind: 'csv' | 'candles'): unknown[] {
     .map((match) => JSON.parse(match[2]!) as unknown);
 }
 
-/** The text of the page's section `## heading` (up to the next `## `). */
-function section(heading: string): string {
-  const start = PAGE.indexOf(`## ${heading}`);
+/** The text of a page's section `## heading` (up to the next `## `). */
+function section(heading: string, page = PAGE): string {
+  const start = page.indexOf(`## ${heading}`);
   expect(start).toBeGreaterThanOrEqual(0);
-  const end = PAGE.indexOf('\n## ', start + 1);
-  return PAGE.slice(start, end === -1 ? undefined : end);
+  const end = page.indexOf('\n## ', start + 1);
+  return page.slice(start, end === -1 ? undefined : end);
 }
+
+/** The table rows of a text, as their cells. */
+function rows(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim()),
+    );
+}
+
+/** The code spans of a text: `a`, `b` → a, b. */
+function spans(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+}
+
+/** The names in the first column of a section's table(s). */
+function keyColumn(text: string): string[] {
+  return rows(text).flatMap((cells) => spans(cells[0]!));
+}
+
+const FORMATS = ingestFormats().map((format) => format.name);
 
 describe('docs/ingest-mappings.md', () => {
   it('documents every key of the csv mapping in its csv section', () => {
@@ -45,6 +73,33 @@ describe('docs/ingest-mappings.md', () => {
       ...Object.keys(CANDLE_PRESETS),
     ];
     expect(keys.filter((key) => !text.includes(`\`${key}\``))).toEqual([]);
+  });
+
+  it('documents no mapping key the schemas do not have', () => {
+    const csvKeys = Object.keys(OptionMappingSchema.shape);
+    expect(keyColumn(section('`csv`')).filter((key) => !csvKeys.includes(key))).toEqual([]);
+    const candleKeys = Object.keys(CandlesMappingSchema.shape);
+    expect(keyColumn(section('`candles`')).filter((key) => !candleKeys.includes(key))).toEqual([]);
+  });
+
+  it('names exactly the presets, time keywords and enumerated values the schemas accept', () => {
+    const candles = section('`candles`');
+    const preset = rows(candles).find((cells) => cells[0] === '`preset`')!;
+    expect(spans(preset[1]!).sort()).toEqual(Object.keys(CANDLE_PRESETS).sort());
+    const times = candles
+      .slice(candles.indexOf('`time` is one of:'))
+      .split('\n\n')[1]!
+      .split('\n')
+      .filter((line) => line.startsWith('- `'))
+      .flatMap((line) => spans(line.slice(0, line.indexOf(':'))));
+    expect(times.sort()).toEqual([...TIME_KEYWORDS].sort());
+    const csv = rows(section('`csv`'));
+    const cell = (key: string, column: number) => csv.find((cells) => cells[0] === `\`${key}\``)![column]!;
+    for (const value of OptionMappingSchema.shape.volumeTime.unwrap().options) {
+      expect(cell('volumeTime', 1)).toContain(`"${value}"`);
+    }
+    const settled = OptionMappingSchema.shape.openInterest.unwrap().options[1].shape.settled.unwrap().options;
+    for (const value of settled) expect(cell('openInterest', 2)).toContain(`"${value}"`);
   });
 
   it('gives only valid example mappings', () => {
@@ -75,5 +130,18 @@ describe('docs/ingest-mappings.md', () => {
       expect(readme).toContain(`](${page})`);
       expect(help).toContain(page);
     }
+  });
+});
+
+describe('docs/vendor-formats.md and the README', () => {
+  it('name every ingest format, and no other, in their format tables', () => {
+    const vendor = readFileSync(`${REPO_ROOT}docs/vendor-formats.md`, 'utf8');
+    const table = keyColumn(section('Every format', vendor));
+    expect([...table].sort()).toEqual([...FORMATS].sort());
+    const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
+    const start = readme.search(/^\| format +\|/m);
+    expect(start).toBeGreaterThanOrEqual(0);
+    const readmeTable = readme.slice(start).split('\n\n')[0]!;
+    expect(keyColumn(readmeTable).sort()).toEqual([...FORMATS].sort());
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { AccountBook } from '../../src/billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../../src/errors.js';
 import type { AsOf, Billing, Endpoint } from '../../src/query/types.js';
@@ -16,6 +17,7 @@ const rows: Endpoint = {
   cacheable: true,
   dated: true,
   params: ['n', 'billing', 'empty', 'explode'],
+  schema: () => z.object({}),
   async run(ctx) {
     if (ctx.query['explode'] !== undefined) throw new Error('boom');
     if (ctx.query['empty'] !== undefined) {

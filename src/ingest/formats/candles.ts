@@ -30,7 +30,14 @@ export type BarStageOptions = StageOptions & {
 
 const ColumnRef = z.union([z.string().min(1), z.number().int().min(0)]);
 
-const TIME_KEYWORDS = ['epoch-seconds', 'epoch-ms', 'iso', 'ms-since-midnight', 'spreadsheet'] as const;
+/** The `time` readings a mapping names by keyword (any other `time` is a strptime format). */
+export const TIME_KEYWORDS = [
+  'epoch-seconds',
+  'epoch-ms',
+  'iso',
+  'ms-since-midnight',
+  'spreadsheet',
+] as const;
 
 /**
  * A `candles` mapping. `columns` name header fields or give 0-based positions. `time` is one of

@@ -18,7 +18,14 @@ import {
   type RelativeDate,
   toEtDate,
 } from '../../market-time/index.js';
-import { countParam, dateOrRelativeParam, dayParam, parseParams, resolveDateParam } from '../params.js';
+import {
+  countParam,
+  dateOrRelativeParam,
+  dayParam,
+  parseParams,
+  resolveDateParam,
+  textParam,
+} from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { badRequest, field } from './stocks-common.js';
 
@@ -27,7 +34,7 @@ const MAX_DAYS = 100_000;
 
 function statusQuery(clock: Clock) {
   return z.object({
-    country: z.string().optional(),
+    country: textParam.optional(),
     date: dayParam(clock).optional(),
     from: dateOrRelativeParam(clock).optional(),
     to: dateOrRelativeParam(clock).optional(),
@@ -113,5 +120,6 @@ export const marketStatusEndpoint: Endpoint = {
   cacheable: false,
   dated: false,
   params: ['country', 'date', 'from', 'to', 'countback'],
+  schema: statusQuery,
   run: marketStatus,
 };

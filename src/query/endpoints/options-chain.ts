@@ -272,6 +272,7 @@ export const chain: Endpoint = {
   family: 'options',
   cacheable: true,
   dated: true,
+  schema: chainSchema,
   params: [
     'date',
     'expiration',

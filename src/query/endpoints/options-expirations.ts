@@ -65,5 +65,6 @@ export const expirations: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['date', 'strike', 'nonstandard'],
+  schema: () => expirationsSchema,
   run: answerExpirations,
 };

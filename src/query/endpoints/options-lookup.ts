@@ -3,12 +3,16 @@
  * when the store lists that contract at the as-of session. A root's sibling serves the same underlying's
  * contract (`SPX 1/31/18 2700 call` → `SPXW180131C02700000` when only the weekly root lists it).
  */
+import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
 import { underlyingOfRoot } from '../../market-time/index.js';
 import { formatOccSymbol, parseLookupText } from '../../occ/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../no-data.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+
+/** Lookup reads no query parameter: the contract is the path's text. */
+const lookupSchema = z.object({});
 
 async function answerLookup(ctx: EndpointContext): Promise<EndpointResult> {
   const text = (ctx.path['text'] ?? '').replace(/\/+$/, '');
@@ -54,5 +58,6 @@ export const lookup: Endpoint = {
   cacheable: false,
   dated: false,
   params: [],
+  schema: () => lookupSchema,
   run: answerLookup,
 };

@@ -127,5 +127,6 @@ export const quotes: Endpoint = {
   cacheable: true,
   dated: true,
   params: ['date', 'from', 'to', 'countback'],
+  schema: quotesSchema,
   run: answerQuotes,
 };

@@ -3,7 +3,7 @@
  * sides, standard contracts), one key per `YYYY-MM-DD` after the scalar `updated`.
  */
 import { z } from 'zod';
-import { fixedClock } from '../../market-time/index.js';
+import { type Clock, fixedClock } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
@@ -11,14 +11,15 @@ import { answerRowsSql } from '../options/snapshot-sql.js';
 import { expirationParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
+function strikesSchema(clock: Clock) {
+  return z.object({ expiration: expirationParam(clock).optional() });
+}
+
 async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
-  const params = parseParams(
-    z.object({ expiration: expirationParam(fixedClock(ctx.nowSeconds)).optional() }),
-    ctx.query,
-  );
+  const params = parseParams(strikesSchema(fixedClock(ctx.nowSeconds)), ctx.query);
   const expiration = params.expiration === 'all' ? undefined : params.expiration;
   const universe = answerRowsSql(ctx.asOf, scope);
   const rows = await ctx.sql.all<{ expiration: string; strike: number; updated: number }>(
@@ -65,5 +66,6 @@ export const strikes: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['date', 'expiration'],
+  schema: strikesSchema,
   run: answerStrikes,
 };

@@ -142,5 +142,6 @@ export const stockBulkCandles: Endpoint = {
   cacheable: false,
   dated: true,
   params: ['symbols', 'snapshot', 'date', 'adjustsplits', 'adjustdividends'],
+  schema: bulkCandlesQuery,
   run: bulkCandles,
 };

@@ -328,5 +328,6 @@ export const stockCandles: Endpoint = {
     'exchange',
     'country',
   ],
+  schema: candlesQuery,
   run: candles,
 };

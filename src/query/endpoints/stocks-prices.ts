@@ -77,6 +77,7 @@ export const stockPrices: Endpoint = {
   cacheable: false,
   dated: false,
   params: ['symbols', 'extended'],
+  schema: () => PricesQuery,
   run: prices,
 };
 

@@ -175,7 +175,8 @@ export function bulkQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   return answerQuotes(ctx, true);
 }
 
-const QUOTE_PARAMS = ['symbols', '52week', 'extended', 'candle'] as const;
+/** `snapshot` is read everywhere (a bad value is a 400) but acts only on the bulk quotes alias. */
+const QUOTE_PARAMS = ['symbols', '52week', 'extended', 'candle', 'snapshot'] as const;
 
 /** `/v1/stocks/quotes/{symbol}/`. */
 export const stockQuotes: Endpoint = {
@@ -185,6 +186,7 @@ export const stockQuotes: Endpoint = {
   cacheable: true,
   dated: false,
   params: QUOTE_PARAMS,
+  schema: () => QuotesQuery,
   run: quotes,
 };
 
@@ -196,6 +198,5 @@ export const stockBulkQuotes: Endpoint = {
   ...stockQuotes,
   service: '/v1/stocks/bulkquotes/',
   pattern: '/v1/stocks/bulkquotes/',
-  params: [...QUOTE_PARAMS, 'snapshot'],
   run: bulkQuotes,
 };
