@@ -21,7 +21,8 @@ It decides as the pitchain run with `greeks: 'vendor'` does, rule for rule:
   days, rounded to 3 decimals half up (as pitchain computes it when the store has no vendor delta; a
   snapshot without a vendor IV gets no delta here, where pitchain would imply one from the mid: the data
   has an IV on every snapshot).
-- Fills at the mid to 1/10,000; the mark is the mid to the cent, and the put is bought back once the mark
+- Fills at the mid to 1/10,000; the mark is the service's mid (the exact (bid + ask) / 2 rounded half up
+  to the cent, as the chain prints it), and the put is bought back once the mark
   is at most half the premium. Expiring puts settle at the close of their expiration session (SPY's daily
   bar): assigned 100 shares at the close when in the money by a cent or more, else expired. Shares are
   sold at the next decision at the stock quote the default (non-professional) account sees then: the
@@ -54,8 +55,10 @@ def round_price(x):
     return js_round(x * 10_000) / 10_000
 
 
-def round_cash(x):
-    return js_round(x * 100) / 100
+def service_mid(bid, ask):
+    """The service's mid: (bid + ask) / 2 half up to the cent on the exact decimal prices."""
+    total = js_round(bid * 10_000) + js_round(ask * 10_000)
+    return ((total + 100) // 200) / 100
 
 
 def put_delta(spot, strike, years, vol):
@@ -127,7 +130,7 @@ def run(quotes, contracts, bars, first, last):
             quote = latest(option["symbol"], now)
             if quote is not None:
                 mid = (quote["bid"] + quote["ask"]) / 2
-                if round_cash(mid) <= option["premium"] * PROFIT_TAKE:
+                if service_mid(quote["bid"], quote["ask"]) <= option["premium"] * PROFIT_TAKE:
                     trades.append([session, option["symbol"], 1, round_price(mid)])
                     option = None
         elif shares != 0:

@@ -20,38 +20,27 @@ export class MarketReader {
   constructor(private readonly store: Store) {}
 
   /**
-   * Option quotes at a view's instant for many contracts: one chain request per underlying and
-   * expiration (a backtest's loop keeps these in the store's read-ahead), then looked up by symbol.
+   * Option quotes at a view's instant, one option-quotes request per contract: in a backtest's loop the
+   * store answers each from its read-ahead block of the underlying, so a mark costs a lookup.
    */
   async optionQuotes(
     view: PointInTimeView,
     contracts: readonly ContractTerms[],
   ): Promise<Map<string, Quote>> {
-    const groups = new Map<string, { underlying: string; expiration: string }>();
+    const quotes = new Map<string, Quote>();
     for (const contract of contracts) {
-      groups.set(`${contract.underlying}|${contract.expiration}`, {
-        underlying: contract.underlying,
-        expiration: contract.expiration,
+      const result = await this.answered(() => view.options.quotes(contract.symbol));
+      if (result === undefined || result.length === 0) continue;
+      this.credits += result.meta.credits;
+      const { bid, ask, last, mid, updated } = result.columns;
+      quotes.set(contract.symbol, {
+        bid: bid[0] ?? null,
+        ask: ask[0] ?? null,
+        last: last[0] ?? null,
+        mid: mid[0] ?? null,
+        time: updated[0] ?? null,
       });
     }
-    const quotes = new Map<string, Quote>();
-    for (const { underlying, expiration } of groups.values()) {
-      const chain = await this.answered(() => view.options.chain(underlying, { expiration }));
-      if (chain === undefined) continue;
-      const { optionSymbol, bid, ask, last, mid, updated } = chain.columns;
-      for (let i = 0; i < chain.length; i++) {
-        quotes.set(optionSymbol[i]!, {
-          bid: bid[i] ?? null,
-          ask: ask[i] ?? null,
-          last: last[i] ?? null,
-          mid: mid[i] ?? null,
-          time: updated[i] ?? null,
-        });
-      }
-    }
-    // Billed as the option-quotes requests a user marking these contracts would make: 1 credit per
-    // contract with a quote (one chain request per expiration is only how the store reads them fast).
-    this.credits += contracts.filter((contract) => quotes.has(contract.symbol)).length;
     return quotes;
   }
 

@@ -254,9 +254,8 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
   }
 }
 
-/** The mark of a quote: its mid, else the last trade. */
+/** The mark of a quote: the service's mid (exact half-up to the cent), else the last trade. */
 function markOf(quote: Quote): number | null {
-  if (quote.bid !== null && quote.ask !== null) return roundCash((quote.bid + quote.ask) / 2);
   return quote.mid ?? quote.last;
 }
 

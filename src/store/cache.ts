@@ -90,12 +90,6 @@ export class StoreCache {
     return value;
   }
 
-  /** The state kept under `key`, if any, without making one. */
-  peekState<T>(key: string): T | undefined {
-    this.sync();
-    return this.states.get(key) as T | undefined;
-  }
-
   /** A kept response of the service (see `service/response-cache.ts` for what is kept). */
   response<T>(key: string): T | undefined {
     this.sync();

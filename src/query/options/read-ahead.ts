@@ -124,7 +124,30 @@ export async function readAheadRows(
   asOf: AsOf,
   scope: Scope,
 ): Promise<RowSource | undefined> {
-  if ('optionSymbol' in scope) return contractRows(cache, asOf, scope);
+  if ('optionSymbol' in scope) {
+    // One contract in a loop (a backtest marking what it holds) rides on its underlying's chain block:
+    // the block answers every contract alive at the session, so the contract's rows cost a lookup.
+    const block = await loopBlock(sql, cache, asOf, { underlying: scope.underlying });
+    if (block === undefined) return undefined;
+    const id = contractIndex(block.contracts, scope.optionSymbol);
+    if (id === -1) return undefined;
+    return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
+  }
+  const block = await loopBlock(sql, cache, asOf, scope);
+  if (block === undefined) return undefined;
+  return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
+}
+
+/**
+ * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
+ * request continues a forward loop past it; undefined when the request is not part of a loop.
+ */
+async function loopBlock(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: AsOf,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<Block | undefined> {
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
     block: undefined,
@@ -135,62 +158,38 @@ export async function readAheadRows(
   const previous = state.lastSession;
   state.lastSession = session;
   let block = state.block === undefined ? undefined : await state.block;
-  if (block === undefined || !covers(block, asOf)) {
-    if (previous === undefined || !loopContinues(previous, session)) return undefined;
-    if (block === undefined) {
-      // The first block: as many sessions as the first budget holds at this session's density.
-      const rows = await sql.value<number>(
-        'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
-        { underlying: scope.underlying, session },
-      );
-      state.ahead = Math.max(
-        LOOKBACK_SESSIONS + 1,
-        Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, Number(rows)))),
-      );
-    } else {
-      // The loop outran a block: read further ahead next time, as far as the row budget allows.
-      const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
-      state.ahead = Math.min(
-        state.ahead * GROWTH,
-        MAX_AHEAD_SESSIONS,
-        Math.floor(ROW_BUDGET / rowsPerSession),
-      );
-      state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
-    }
-    if (state.contracts === undefined) {
-      const contracts = loadContracts(sql, scope);
-      state.contracts = contracts;
-      contracts.catch(() => {
-        if (state.contracts === contracts) state.contracts = undefined;
-      });
-    }
-    const pending = loadBlock(sql, scope, session, state.ahead, await state.contracts);
-    state.block = pending;
-    pending.catch(() => {
-      if (state.block === pending) state.block = undefined;
-    });
-    block = await pending;
-    if (!covers(block, asOf)) return undefined;
+  if (block !== undefined && covers(block, asOf)) return block;
+  if (previous === undefined || !loopContinues(previous, session)) return undefined;
+  if (block === undefined) {
+    // The first block: as many sessions as the first budget holds at this session's density.
+    const rows = await sql.value<number>(
+      'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
+      { underlying: scope.underlying, session },
+    );
+    state.ahead = Math.max(
+      LOOKBACK_SESSIONS + 1,
+      Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, Number(rows)))),
+    );
+  } else {
+    // The loop outran a block: read further ahead next time, as far as the row budget allows.
+    const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
+    state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
+    state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
   }
-  return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
-}
-
-/**
- * One contract's rows from the block its underlying's chain loop already holds, if one covers the as-of.
- * A single contract never starts a block (one contract's query is cheap next to a chain's block), but a
- * loop that asks the chain and then the quotes of the contracts it holds finds them here.
- */
-async function contractRows(
-  cache: StoreCache,
-  asOf: AsOf,
-  scope: Extract<Scope, { optionSymbol: string }>,
-): Promise<RowSource | undefined> {
-  const state = cache.peekState<LoopState>(`read-ahead|${scope.underlying}|`);
-  const block = state?.block === undefined ? undefined : await state.block.catch(() => undefined);
-  if (block === undefined || !covers(block, asOf)) return undefined;
-  const id = contractIndex(block.contracts, scope.optionSymbol);
-  if (id === -1) return undefined;
-  return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
+  if (state.contracts === undefined) {
+    const contracts = loadContracts(sql, scope);
+    state.contracts = contracts;
+    contracts.catch(() => {
+      if (state.contracts === contracts) state.contracts = undefined;
+    });
+  }
+  const pending = loadBlock(sql, scope, session, state.ahead, await state.contracts);
+  state.block = pending;
+  pending.catch(() => {
+    if (state.block === pending) state.block = undefined;
+  });
+  block = await pending;
+  return covers(block, asOf) ? block : undefined;
 }
 
 /** A contract's number in a block (contracts are in symbol order), or -1. */

@@ -55,17 +55,29 @@ describe('read-ahead for session loops', () => {
     expect(fromBlock).toBeGreaterThan((sessions.length - 1) * 3);
   }, 240_000);
 
-  it('does not start a read-ahead for a single request, a backward step or a single contract', async () => {
+  it('does not start a read-ahead for a single request or a backward step', async () => {
     const cache = new StoreCache(() => reader.dataVersion);
     const at = (session: string): AsOf => currentAsOf('live', etWallToSeconds(session, '15:45'));
-    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeUndefined();
+    const contract = { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' };
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), contract)).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), { underlying: 'SPY' })).toBeUndefined();
-    expect(
-      await readAheadRows(reader.sql, cache, at('2020-03-16'), {
-        optionSymbol: 'SPY200417P00240000',
-        underlying: 'SPY',
-      }),
-    ).toBeUndefined();
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeDefined();
+  });
+
+  it("answers a loop over one contract from its underlying's block, as its own query does", async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const contract = { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' };
+    const sessions = sessionsBetween('2020-03-10', '2020-03-20');
+    let fromBlock = 0;
+    for (const session of sessions) {
+      const asOf = currentAsOf('live', etWallToSeconds(session, '15:45'));
+      const held = await readAheadRows(reader.sql, cache, asOf, contract);
+      if (held === undefined) continue;
+      fromBlock++;
+      expect(recordsOf(asOf, held), session).toEqual(
+        recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, contract))),
+      );
+    }
+    expect(fromBlock).toBe(sessions.length - 1);
   });
 });
