@@ -58,6 +58,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     throw new InvalidInputError(`cash must be a number, not ${startingCash}`);
   const greeks = options.greeks ?? 'vendor';
 
+  store.announceSessionLoop(sessions[0]!, sessions.at(-1)!);
   const market = new MarketReader(store);
   const portfolio = new Portfolio(startingCash);
   const splits = await market.splitList();

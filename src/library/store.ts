@@ -9,6 +9,7 @@ import { type Clock, fixedClock, systemClock, underlyingOfRoot } from '../market
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
+import { announceSessionLoop } from '../query/options/read-ahead.js';
 import { Api, type ApiResponse, type RequestOptions, readInstant } from '../service/service.js';
 import { StoreCache } from '../store/cache.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from '../store/store.js';
@@ -106,6 +107,15 @@ export class Store {
   /** What the store holds: data version, tables, underlyings, sessions, provenance. */
   summary(): Promise<StoreSummary> {
     return summarizeStore(this.reader);
+  }
+
+  /**
+   * Announces a session loop over `from`…`to` (Eastern dates): the first option request inside the period
+   * reads the rest of it ahead in one scan per underlying. A backtest runner calls it for its period;
+   * answers are the same with or without it.
+   */
+  announceSessionLoop(from: string, to: string): void {
+    announceSessionLoop(this.cache, from, to);
   }
 
   /** The stock splits the store holds, in ex-date order: on `exDate` one share became `ratio` shares. */

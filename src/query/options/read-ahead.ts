@@ -26,6 +26,11 @@ const FIRST_ROW_BUDGET = 100_000;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
+/** Rows a block of an announced loop may hold (about 200 MB at its widest). */
+const ANNOUNCED_ROW_BUDGET = 1_500_000;
+/** Where the store's cache keeps an announced loop's period. */
+const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
+type SessionLoop = { from?: string; to?: string };
 /** How far past the last asked session a request still counts as the loop going on. */
 const LOOP_STRIDE_SESSIONS = 10;
 
@@ -159,16 +164,29 @@ async function loopBlock(
   state.lastSession = session;
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
-  if (previous === undefined || !loopContinues(previous, session)) return undefined;
-  if (block === undefined) {
-    // The first block: as many sessions as the first budget holds at this session's density.
-    const rows = await sql.value<number>(
-      'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
-      { underlying: scope.underlying, session },
-    );
+  const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
+  if (
+    announced.from !== undefined &&
+    announced.to !== undefined &&
+    session >= announced.from &&
+    session <= announced.to
+  ) {
+    // A loop announced by its caller (a backtest over a period): one scan reads the rest of the period
+    // at once, as far as the announced budget holds at this session's density.
+    const rows = await sessionRows(sql, scope.underlying, session);
+    const left = sessionCount(session, announced.to);
     state.ahead = Math.max(
       LOOKBACK_SESSIONS + 1,
-      Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, Number(rows)))),
+      Math.min(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows))),
+    );
+  } else if (previous === undefined || !loopContinues(previous, session)) {
+    return undefined;
+  } else if (block === undefined) {
+    // The first block: as many sessions as the first budget holds at this session's density.
+    const rows = await sessionRows(sql, scope.underlying, session);
+    state.ahead = Math.max(
+      LOOKBACK_SESSIONS + 1,
+      Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows))),
     );
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.
@@ -202,6 +220,33 @@ function contractIndex(contracts: readonly Contract[], optionSymbol: string): nu
     else high = middle;
   }
   return contracts[low]?.option_symbol === optionSymbol ? low : -1;
+}
+
+/** The rows an underlying has on one session: how dense its blocks are. */
+async function sessionRows(sql: SqlSession, underlying: string, session: string): Promise<number> {
+  const rows = await sql.value<number>(
+    'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
+    { underlying, session },
+  );
+  return Number(rows);
+}
+
+/** Sessions after `from` up to `to` (0 when `to` is not after it). */
+function sessionCount(from: string, to: string): number {
+  let count = 0;
+  for (let at = tryNextSession(from); at !== undefined && at <= to; at = tryNextSession(at)) count++;
+  return count;
+}
+
+/**
+ * Tells the store's read-ahead that a session loop will ask about the sessions `from`…`to` (a backtest's
+ * period): the first request inside it reads the rest of the period in one scan, instead of proving a
+ * loop first and then growing blocks.
+ */
+export function announceSessionLoop(cache: StoreCache, from: string, to: string): void {
+  const loop = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
+  loop.from = from;
+  loop.to = to;
 }
 
 /** Whether a request at `session` after one at `previous` continues a forward session loop. */
