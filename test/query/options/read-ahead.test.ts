@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { readAheadRows } from '../../../src/query/options/read-ahead.js';
+import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
@@ -79,5 +79,29 @@ describe('read-ahead for session loops', () => {
       );
     }
     expect(fromBlock).toBe(sessions.length - 1);
+  });
+
+  it("reads an announced loop's period from its first request, answering as the query does", async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    announceSessionLoop(cache, '2020-03-02', '2020-04-30');
+    const first = currentAsOf('live', etWallToSeconds('2020-03-02', '15:45'));
+    const held = await readAheadRows(reader.sql, cache, first, { underlying: 'SPY' });
+    expect(held).toBeDefined();
+    expect(recordsOf(first, held!)).toEqual(
+      recordsOf(first, rowSource(await scopeRows(reader.sql, first, { underlying: 'SPY' }))),
+    );
+    // The period's last session is in the same block: no second read.
+    const last = currentAsOf('live', etWallToSeconds('2020-04-30', '15:45'));
+    const later = await readAheadRows(reader.sql, cache, last, { underlying: 'SPY' });
+    expect(recordsOf(last, later!)).toEqual(
+      recordsOf(last, rowSource(await scopeRows(reader.sql, last, { underlying: 'SPY' }))),
+    );
+    // Outside the period nothing is announced: a single request is not a loop.
+    const outside = currentAsOf('live', etWallToSeconds('2020-09-01', '15:45'));
+    expect(
+      await readAheadRows(reader.sql, new StoreCache(() => reader.dataVersion), outside, {
+        underlying: 'SPY',
+      }),
+    ).toBeUndefined();
   });
 });
