@@ -4,7 +4,7 @@
  * side, price and liquidity filters then run on the rows, and `strikeLimit` last.
  */
 import { z } from 'zod';
-import { type Clock, dte, fixedClock, isIndexRoot } from '../../market-time/index.js';
+import { type Clock, dte, isIndexRoot } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
@@ -15,6 +15,7 @@ import {
   badCombination,
   booleanParam,
   choiceParam,
+  clockedParser,
   dayParam,
   EPSILON,
   expirationParam,
@@ -24,7 +25,6 @@ import {
   matchesExpression,
   type NumberExpression,
   numberParam,
-  parseParams,
 } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
@@ -61,15 +61,7 @@ function chainSchema(clock: Clock) {
 
 type ChainParams = z.output<ReturnType<typeof chainSchema>>;
 
-let lastSchema: { nowSeconds: number; schema: ReturnType<typeof chainSchema> } | undefined;
-
-/** The schema at a clock instant, kept for the next request at the same instant (zod compiles each one). */
-function chainSchemaAt(nowSeconds: number): ReturnType<typeof chainSchema> {
-  if (lastSchema?.nowSeconds !== nowSeconds) {
-    lastSchema = { nowSeconds, schema: chainSchema(fixedClock(nowSeconds)) };
-  }
-  return lastSchema.schema;
-}
+const parseChain = clockedParser(chainSchema);
 
 const TYPE_KEYS = ['weekly', 'monthly', 'quarterly'] as const;
 /** Filters that choose expirations themselves, so that the front-month default no longer applies. */
@@ -245,7 +237,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const { scope, symbol, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
-  const params = parseParams(chainSchemaAt(ctx.nowSeconds), ctx.query);
+  const params = parseChain(ctx.query, ctx.nowSeconds);
   checkCombinations(params, symbol);
   const session = asOfSession(ctx.asOf);
   const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, scope);

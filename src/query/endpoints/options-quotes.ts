@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
 import {
   type Clock,
-  fixedClock,
   previousSession,
   toEtDate,
   underlyingOfRoot,
@@ -20,7 +19,7 @@ import { readAheadRows } from '../options/read-ahead.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
 import { closedSession, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
-import { badCombination, dayParam, integerParam, parseParams } from '../params.js';
+import { badCombination, clockedParser, dayParam, integerParam, } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function quotesSchema(clock: Clock) {
@@ -32,6 +31,8 @@ function quotesSchema(clock: Clock) {
 }
 
 type QuotesParams = z.output<ReturnType<typeof quotesSchema>>;
+
+const parseQuotes = clockedParser(quotesSchema);
 
 /**
  * The EOD rows of the sessions in range, each with dated semantics. Only sessions before T's Eastern
@@ -70,7 +71,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   if (closed !== undefined) return closed;
   const optionSymbol = (ctx.path['optionSymbol'] ?? '').trim().toUpperCase();
   const { root } = parseOccSymbol(optionSymbol);
-  const params = parseParams(quotesSchema(fixedClock(ctx.nowSeconds)), ctx.query);
+  const params = parseQuotes(ctx.query, ctx.nowSeconds);
   const ranged = params.from !== undefined || params.to !== undefined || params.countback !== undefined;
   if (ranged && ctx.asOf.kind === 'dated')
     throw badCombination('date cannot be combined with from, to or countback.');

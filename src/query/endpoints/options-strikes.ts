@@ -3,23 +3,25 @@
  * sides, standard contracts), one key per `YYYY-MM-DD` after the scalar `updated`.
  */
 import { z } from 'zod';
-import { type Clock, fixedClock } from '../../market-time/index.js';
+import { type Clock, } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 import { answerRowsSql } from '../options/snapshot-sql.js';
-import { expirationParam, parseParams } from '../params.js';
+import { clockedParser, expirationParam, } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function strikesSchema(clock: Clock) {
   return z.object({ expiration: expirationParam(clock).optional() });
 }
 
+const parseStrikes = clockedParser(strikesSchema);
+
 async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
-  const params = parseParams(strikesSchema(fixedClock(ctx.nowSeconds)), ctx.query);
+  const params = parseStrikes(ctx.query, ctx.nowSeconds);
   const expiration = params.expiration === 'all' ? undefined : params.expiration;
   const universe = answerRowsSql(ctx.asOf, scope);
   const rows = await ctx.sql.all<{ expiration: string; strike: number; updated: number }>(

@@ -11,7 +11,7 @@
  * needs `adjustdividends=false`). Billed 1 credit per symbol returned.
  */
 import { z } from 'zod';
-import { etMidnightSeconds, fixedClock } from '../../market-time/index.js';
+import { etMidnightSeconds, type fixedClock } from '../../market-time/index.js';
 import {
   adjustPrice,
   adjustVolume,
@@ -21,7 +21,7 @@ import {
   splitFactor,
 } from '../candles.js';
 import { MARKET_CLOSED } from '../no-data.js';
-import { booleanParam, dayParam, parseParams, symbolsParam } from '../params.js';
+import { booleanParam, clockedParser, dayParam, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 import { DIVIDEND_ONLY_UNSUPPORTED } from './stocks-candles.js';
 import {
@@ -43,6 +43,8 @@ function bulkCandlesQuery(clock: ReturnType<typeof fixedClock>) {
   });
 }
 
+const parseBulkCandles = clockedParser(bulkCandlesQuery);
+
 /** Answers a bulk candles request (see the module comment). */
 export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult> {
   const resolutionText = ctx.path['resolution'] ?? '';
@@ -50,7 +52,7 @@ export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult>
   if (resolution?.unit !== 'days' || resolution.count !== 1) {
     throw badRequest(`Invalid resolution "${resolutionText}". Bulk candles are daily only: daily, D or 1D.`);
   }
-  const query = parseParams(bulkCandlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
+  const query = parseBulkCandles(ctx.query, ctx.nowSeconds);
   const adjustSplits = query.adjustsplits ?? true;
   if (!adjustSplits && (query.adjustdividends ?? true)) throw badRequest(DIVIDEND_ONLY_UNSUPPORTED);
   const symbols = await requestedSymbols(ctx.sql, undefined, query.symbols, query.snapshot === true);

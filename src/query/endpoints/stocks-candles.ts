@@ -21,7 +21,6 @@ import { MarketDataError } from '../../errors.js';
 import {
   type Clock,
   etMidnightSeconds,
-  fixedClock,
   type ParsedDate,
   resolveRelative,
   toEtDate,
@@ -51,11 +50,11 @@ import {
 import { MARKET_CLOSED, SYMBOL_NOT_FOUND } from '../no-data.js';
 import {
   booleanParam,
+  clockedParser,
   countParam,
   dateOrRelativeParam,
   dayParam,
   normalizeSymbol,
-  parseParams,
   resolveDateParam,
 } from '../params.js';
 import type { Answer, Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
@@ -89,6 +88,8 @@ function candlesQuery(clock: Clock) {
     adjustdividends: booleanParam.optional(),
   });
 }
+
+const parseCandles = clockedParser(candlesQuery);
 
 /** The candle range a request asks for, in both instants (intraday) and ET dates (daily and longer). */
 type CandleRange = {
@@ -290,7 +291,7 @@ export async function candles(ctx: EndpointContext): Promise<EndpointResult> {
   const resolution = parseResolution(resolutionText);
   if (resolution === undefined) throw badRequest(invalidResolution(resolutionText));
   const intraday = isIntraday(resolution);
-  const query = parseParams(candlesQuery(fixedClock(ctx.nowSeconds)), ctx.query);
+  const query = parseCandles(ctx.query, ctx.nowSeconds);
   if (intraday && query.adjustdividends === true) throw badRequest(INTRADAY_DIVIDENDS_UNSUPPORTED);
   const adjustSplits = query.adjustsplits ?? !intraday;
   if (!intraday && !adjustSplits && (query.adjustdividends ?? true))
