@@ -98,12 +98,12 @@ export function europeanValuation(
   out: MutableValuation,
 ): void {
   const forward = spot * Math.exp(carry * years);
-  valuationOnForward(isCall, spot, strike, years, rate, forward, Math.exp(-rate * years), vol, out);
+  valuationOnForward(isCall, spot, strike, years, rate, carry, forward, Math.exp(-rate * years), vol, out);
 }
 
 /**
- * {@link europeanValuation} given the forward and the discount factor, which the batch has at hand; the
- * carry is ln(F/S)/T.
+ * {@link europeanValuation} given also the forward S·e^{bT} and the discount factor e^{−rT}, which the
+ * batch has at hand.
  */
 export function valuationOnForward(
   isCall: boolean,
@@ -111,6 +111,7 @@ export function valuationOnForward(
   strike: number,
   years: number,
   rate: number,
+  carry: number,
   forward: number,
   discount: number,
   vol: number,
@@ -121,26 +122,28 @@ export function valuationOnForward(
   const d1 = Math.log(forward / strike) / deviation + 0.5 * deviation;
   const d2 = d1 - deviation;
   const halfSquareExp = Math.exp(-0.5 * d1 * d1);
+  // d₂² = d₁² − 2·ln(F/K), so e^{−d₂²/2} = e^{−d₁²/2}·F/K.
+  const halfSquareExp2 = (halfSquareExp * forward) / strike;
   const density = INV_SQRT_2PI * halfSquareExp;
   const discountedForward = discount * forward;
   // e^{−qT} = D·F/S: the spot's share of the discounted forward.
   const carried = discountedForward / spot;
   const decay = (-discountedForward * density * vol) / (2 * sqrtT);
-  const dividendYield = rate - Math.log(forward / spot) / years;
+  const dividendYield = rate - carry;
   out.gamma = (carried * density) / (spot * deviation);
   out.vega = (discountedForward * density * sqrtT) / 100;
   // φ is even, so e^{−d₁²/2} serves Φ(d₁) and Φ(−d₁) alike; each side takes its own tail, which keeps the
   // far out-of-the-money values to full relative precision.
   if (isCall) {
     const n1 = normalCdfWith(d1, halfSquareExp);
-    const n2 = normalCdf(d2);
+    const n2 = normalCdfWith(d2, halfSquareExp2);
     out.price = discountedForward * n1 - discount * strike * n2;
     out.delta = carried * n1;
     out.theta =
       (decay - rate * discount * strike * n2 + dividendYield * discountedForward * n1) / DAYS_PER_YEAR;
   } else {
     const n1 = normalCdfWith(-d1, halfSquareExp);
-    const n2 = normalCdf(-d2);
+    const n2 = normalCdfWith(-d2, halfSquareExp2);
     out.price = discount * strike * n2 - discountedForward * n1;
     out.delta = -carried * n1;
     out.theta =

@@ -42,7 +42,15 @@ export function europeanImpliedVolatility(
 ): number {
   const terms = scratch;
   if (!normalizeTerms(isCall, forward, strike, years, discount, terms)) return Number.NaN;
-  return impliedFromNormalized(terms, price, guess, guessPrice);
+  const start = guess * terms.sqrtT;
+  if (!(start > 0 && Number.isFinite(guessPrice))) return impliedFromNormalized(terms, price, guess);
+  // As if a search had just evaluated b at the guess: b = the guess price's time value, b' = φ(√(h² + t²)).
+  const h = terms.x / start;
+  const t = 0.5 * start;
+  terms.lastDeviation = start;
+  terms.lastValue = (guessPrice / discount - terms.intrinsic) / terms.root;
+  terms.lastSlope = INV_SQRT_2PI * Math.exp(-0.5 * (h * h + t * t));
+  return impliedNearLast(terms, price);
 }
 
 /**
@@ -60,11 +68,25 @@ export type NormalizedTerms = {
   intrinsic: number;
   discount: number;
   sqrtT: number;
+  /** The last point a search evaluated (s, b(s), b'(s)); NaN before any. */
+  lastDeviation: number;
+  lastValue: number;
+  lastSlope: number;
 };
 
 /** An empty {@link NormalizedTerms} to fill. */
 export function emptyNormalizedTerms(): NormalizedTerms {
-  return { x: 0, half: 1, root: 1, intrinsic: 0, discount: 1, sqrtT: 1 };
+  return {
+    x: 0,
+    half: 1,
+    root: 1,
+    intrinsic: 0,
+    discount: 1,
+    sqrtT: 1,
+    lastDeviation: Number.NaN,
+    lastValue: Number.NaN,
+    lastSlope: Number.NaN,
+  };
 }
 
 const scratch = emptyNormalizedTerms();
@@ -86,42 +108,58 @@ export function normalizeTerms(
     return false;
   }
   out.x = -Math.abs(Math.log(forward / strike));
-  out.half = Math.exp(0.5 * out.x);
+  out.half = Math.sqrt(forward < strike ? forward / strike : strike / forward);
   out.root = Math.sqrt(forward * strike);
   out.intrinsic = Math.max(0, isCall ? forward - strike : strike - forward);
   out.discount = discount;
   out.sqrtT = Math.sqrt(years);
+  out.lastDeviation = Number.NaN;
   return true;
 }
 
-/** The implied volatility of `price` for normalised terms; `guess` and `guessPrice` as in {@link europeanImpliedVolatility}. */
-export function impliedFromNormalized(
-  terms: NormalizedTerms,
-  price: number,
-  guess: number,
-  guessPrice: number,
-): number {
-  const { x, root, discount, sqrtT } = terms;
-  const timeValue = price / discount - terms.intrinsic;
-  if (!(timeValue > 0 && timeValue < Number.POSITIVE_INFINITY)) return Number.NaN;
-  let start = guess * sqrtT;
-  if (start > 0 && Number.isFinite(guessPrice)) {
-    // b(s) near s₀ to second order: b'(s₀) = φ(√(h² + t²)), b''/b' = h²/s₀ − t/2.
-    const h = x / start;
-    const t = 0.5 * start;
-    const ratio =
-      (price - guessPrice) / (discount * root) / (INV_SQRT_2PI * Math.exp(-0.5 * (h * h + t * t)));
-    const next = start + ratio / halleyDenominator(-ratio, (h * h) / start - 0.5 * t);
-    if (next > 0 && next < Number.POSITIVE_INFINITY) start = next;
+/** The implied volatility of `price` for normalised terms; `guess` (a volatility, or NaN) only speeds it. */
+export function impliedFromNormalized(terms: NormalizedTerms, price: number, guess: number): number {
+  const beta = normalizedPrice(terms, price);
+  if (Number.isNaN(beta)) return Number.NaN;
+  return solveNormalized(terms, beta, guess * terms.sqrtT) / terms.sqrtT;
+}
+
+/**
+ * The implied volatility of another price of the contract whose terms a search has just used (its bid
+ * after its mid): the search starts from the previous one's last point, a third-order step away.
+ */
+export function impliedNearLast(terms: NormalizedTerms, price: number): number {
+  const beta = normalizedPrice(terms, price);
+  if (Number.isNaN(beta)) return Number.NaN;
+  const base = terms.lastDeviation;
+  let start = Number.NaN;
+  if (base > 0 && terms.lastSlope > 0) {
+    // b(s) near s₀ to third order, inverted: with r = Δb/b', c = b''/b' = h²/s₀ − s₀/4 and
+    // c' = −3h²/s₀² − ¼, the step is r − (c/2)r² + (c²/3 − c'/6)r³, off by O(r⁴).
+    const h = terms.x / base;
+    const r = (beta - terms.lastValue) / terms.lastSlope;
+    const c = (h * h) / base - 0.25 * base;
+    const cSlope = (-3 * h * h) / (base * base) - 0.25;
+    const next = base + r * (1 - r * (0.5 * c - r * ((c * c) / 3 - cSlope / 6)));
+    // A series is only worth its first terms near s₀: a far target (a wide quote on a tiny time value)
+    // starts cold instead.
+    if (next > 0.5 * base && next < 2 * base) start = next;
   }
-  return solveNormalized(x, terms.half, timeValue / root, start) / sqrtT;
+  return solveNormalized(terms, beta, start) / terms.sqrtT;
+}
+
+/** The time value of `price` over √(FK): what b(x, s) must equal; NaN when there is none. */
+function normalizedPrice(terms: NormalizedTerms, price: number): number {
+  const timeValue = price / terms.discount - terms.intrinsic;
+  return timeValue > 0 && timeValue < Number.POSITIVE_INFINITY ? timeValue / terms.root : Number.NaN;
 }
 
 /**
  * Solves b(x, s) = β for s, x ≤ 0 (an out-of-the-money call, normalised by √(FK)); `guess` in s units.
- * NaN when β is outside (0, e^{x/2}) or the search fails.
+ * NaN when β is outside (0, e^{x/2}) or the search fails. Leaves its last evaluation in `terms`.
  */
-function solveNormalized(x: number, half: number, beta: number, guess: number): number {
+function solveNormalized(terms: NormalizedTerms, beta: number, guess: number): number {
+  const { x, half } = terms;
   const inverseHalf = 1 / half;
   if (!(beta > 0 && beta < half)) return Number.NaN;
   const inflection = Math.sqrt(-2 * x);
@@ -135,32 +173,49 @@ function solveNormalized(x: number, half: number, beta: number, guess: number): 
     const t = 0.5 * s;
     const d1 = h + t;
     const e1 = Math.exp(-0.5 * d1 * d1);
-    const value = half * normalCdfWith(d1, e1) - inverseHalf * normalCdf(h - t);
+    // d₂² = d₁² − 2x, so e^{−d₂²/2} = e^{−d₁²/2}·e^{x}: one exponential serves both tails.
+    const value = half * normalCdfWith(d1, e1) - inverseHalf * normalCdfWith(h - t, e1 * half * half);
     // b' = e^{x/2}·φ(d₁), which is also φ(h² + t²)-shaped: (h + t)² = h² + t² + x.
     const slope = half * INV_SQRT_2PI * e1;
+    terms.lastDeviation = s;
+    terms.lastValue = value;
+    terms.lastSlope = slope;
     residual = value - beta;
     if (residual > 0) high = s;
     else if (residual < 0) low = s;
     else return s;
-    // b''/b' = x²/s³ − s/4
+    // c = b''/b' = x²/s³ − s/4 and its derivative c' = −3x²/s⁴ − 1/4, so b'''/b' = c² + c'.
     const curvature = (h * h) / s - 0.5 * t;
+    const curvatureSlope = (-3 * h * h) / (s * s) - 0.25;
     let ratio: number;
-    let denominator: number;
+    let second: number;
+    let third: number;
     if (s < inflection && value > 0) {
-      // ln b is near linear in the convex lower region, where b itself bends away from its tangents.
-      ratio = Math.log(value / beta) / (slope / value);
-      denominator = halleyDenominator(ratio, curvature - slope / value);
+      // ln b is near linear in the convex lower region, where b itself bends away from its tangents:
+      // with u = b'/b, (ln b)''/(ln b)' = c − u and (ln b)'''/(ln b)' = c² − 3cu + 2u² + c'.
+      const u = slope / value;
+      ratio = logRatio(value, beta) / u;
+      second = curvature - u;
+      third = curvature * curvature - 3 * curvature * u + 2 * u * u + curvatureSlope;
     } else {
       ratio = residual / slope;
-      denominator = halleyDenominator(ratio, curvature);
+      second = curvature;
+      third = curvature * curvature + curvatureSlope;
     }
+    const denominator = halleyDenominator(ratio, second);
     let next = s - ratio / denominator;
     if (next > low && next < high) {
-      // A Halley step of δ leaves an error of order δ³/L² (a Newton step δ²/L) for a curvature scale
-      // L ≥ s/h²: below 1e-14·s for these bounds at any h = x/s a quote can reach, so it is the last.
-      if (Math.abs(next - s) <= (denominator === 1 ? 1e-8 : 1e-6) * s) return next;
+      // The step's own error: Halley's leaves (f'''/6f' − (f''/2f')²)·δ³, Newton's (f''/2f')·δ². Once that
+      // is below 1e-12·s the step is the last.
+      const step = Math.abs(next - s);
+      const left =
+        denominator === 1
+          ? 0.5 * Math.abs(second) * step * step
+          : Math.abs(third / 6 - 0.25 * second * second) * step * step * step;
+      if (left <= 1e-12 * s) return next;
     } else if (high < Number.POSITIVE_INFINITY) {
-      next = 0.5 * (low + high);
+      // Bisection, geometric while the bracket spans orders of magnitude.
+      next = low > 0.25 * high ? 0.5 * (low + high) : low > 0 ? Math.sqrt(low * high) : 0.25 * high;
       if (high - low <= 1e-13 * high) return next;
     } else {
       next = 2 * s;
@@ -170,6 +225,13 @@ function solveNormalized(x: number, half: number, beta: number, guess: number): 
   // Deep out of the money b is known to fewer digits than the steps ask for: accept a price matched to
   // eight significant figures, far finer than any quote.
   return Math.abs(residual) <= 1e-8 * beta ? s : Number.NaN;
+}
+
+/** ln(a/b), by its series when a is within 1e-3 of b (exact there to double precision, and cheaper). */
+function logRatio(a: number, b: number): number {
+  const z = (a - b) / b;
+  if (Math.abs(z) > 1e-3) return Math.log(a / b);
+  return z * (1 - z * (0.5 - z * (1 / 3 - z * (0.25 - 0.2 * z))));
 }
 
 /**
