@@ -92,6 +92,17 @@ export function isIndexRoot(root: string): boolean {
   return UNDERLYING_OF_INDEX_ROOT.has(root);
 }
 
+/** How an option may be exercised: only at expiration (European) or on any day before it (American). */
+export type ExerciseStyle = 'european' | 'american';
+
+/**
+ * The exercise style of an option root: European for the cash-settled index roots except OEX (the S&P 100's
+ * American contract; XEO is its European twin), American for every equity and ETF root.
+ */
+export function exerciseStyleOf(root: string): ExerciseStyle {
+  return UNDERLYING_OF_INDEX_ROOT.has(root) && root !== 'OEX' ? 'european' : 'american';
+}
+
 /** The cash-settled index roots `isIndexRoot` knows, in no particular order. */
 export function indexRoots(): string[] {
   return [...UNDERLYING_OF_INDEX_ROOT.keys()];

@@ -35,6 +35,7 @@
  *   vixMonthlyExpiration(year: number, month: number): string // Wednesday 30 days before next month's 3rd Friday
  *   isIndexRoot(root: string): boolean                        // SPX, SPXW, SPXPM, NDX, NDXP, RUT, RUTW, VIX, VIXW, BVZ, XSP, DJX, OEX, XEO
  *   underlyingOfRoot(root: string): string                    // SPXW/SPXPM→SPX, NDXP→NDX, RUTW→RUT, VIXW/BVZ→VIX, else root
+ *   exerciseStyleOf(root: string): ExerciseStyle              // 'european' for the index roots but OEX, else 'american'
  *   settlementOf(root: string, expirationDate: string): Settlement
  *       AM for SPX/NDX/RUT/DJX standard monthlies and every expiration of the VIX roots (VIX, VIXW, BVZ);
  *       PM for the other index expirations (SPXW, SPXPM, NDXP, RUTW, XSP, OEX, XEO, and non-monthly
@@ -105,7 +106,9 @@ export {
 export {
   classifyExpiration,
   dte,
+  type ExerciseStyle,
   type ExpirationClass,
+  exerciseStyleOf,
   expirationSeconds,
   indexRoots,
   isIndexRoot,

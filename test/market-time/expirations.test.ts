@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyExpiration,
   dte,
+  exerciseStyleOf,
   expirationSeconds,
   isIndexRoot,
   lastSessionOfMonth,
@@ -184,6 +185,24 @@ describe('expirations', () => {
       'pm-index',
       'equity',
     ]);
+  });
+
+  it('exercises the index roots European-style, OEX and every equity or ETF root American-style', () => {
+    const roots = ['SPX', 'SPXW', 'NDX', 'RUT', 'VIX', 'XSP', 'DJX', 'XEO', 'OEX', 'SPY', 'AAPL', 'QQQ'];
+    expect(Object.fromEntries(roots.map((root) => [root, exerciseStyleOf(root)]))).toEqual({
+      SPX: 'european',
+      SPXW: 'european',
+      NDX: 'european',
+      RUT: 'european',
+      VIX: 'european',
+      XSP: 'european',
+      DJX: 'european',
+      XEO: 'european',
+      OEX: 'american',
+      SPY: 'american',
+      AAPL: 'american',
+      QQQ: 'american',
+    });
   });
 
   it('counts calendar days to expiration', () => {

@@ -1,13 +1,4 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  blackScholes,
-  greekColumns,
-  impliedVolatility,
-  normalCdf,
-  type OptionTerms,
-  yearsBetween,
-} from '../../src/query/greeks.js';
 import { midOf, roundCents } from '../../src/query/options/records.js';
 import { matchesExpression, parseNumberExpression } from '../../src/query/params.js';
 import { example } from './helpers/shape.js';
@@ -80,84 +71,5 @@ describe('strike and delta expressions', () => {
       false,
       true,
     ]);
-  });
-});
-
-describe('Black–Scholes', () => {
-  it('computes the normal distribution (double precision in the body, 1e-8 relative in the far tail)', () => {
-    expect(normalCdf(0)).toBe(0.5);
-    expect(normalCdf(1.96)).toBeCloseTo(0.9750021048517795, 14);
-    expect(normalCdf(-1)).toBeCloseTo(0.15865525393145707, 14);
-    expect(normalCdf(3)).toBeCloseTo(0.9986501019683699, 14);
-    expect(normalCdf(-8.5) / 9.479534822203355e-18).toBeCloseTo(1, 7);
-    expect(normalCdf(40)).toBe(1);
-  });
-
-  it('prices the textbook case with the service’s units (theta per day, vega per vol point)', () => {
-    const terms: OptionTerms = { side: 'call', spot: 100, strike: 100, years: 1, rate: 0.05 };
-    const call = blackScholes(terms, 0.2);
-    const put = blackScholes({ ...terms, side: 'put' }, 0.2);
-    const expected = [
-      10.450583572185565, 0.6368306511756191, 0.018762017345846895, -0.01757267820941972, 0.3752403469169379,
-    ];
-    expect(
-      [call.price, call.delta, call.gamma, call.theta, call.vega].map((x, i) => x - expected[i]!),
-    ).toEqual(expected.map(() => expect.closeTo(0, 12)));
-    expect(put.price).toBeCloseTo(5.573526022256971, 12);
-    expect(put.theta).toBeCloseTo(-0.004542138147766099, 12);
-    expect(put.delta).toBeCloseTo(call.delta - 1, 15);
-  });
-
-  it('recovers the volatility from the price, and has none outside the no-arbitrage bounds', () => {
-    fc.assert(
-      fc.property(
-        fc.constantFrom<'call' | 'put'>('call', 'put'),
-        fc.double({ min: 50, max: 150, noNaN: true }),
-        fc.double({ min: 0.02, max: 2, noNaN: true }),
-        fc.double({ min: 0.05, max: 1.5, noNaN: true }),
-        (side, strike, years, vol) => {
-          const terms: OptionTerms = { side, spot: 100, strike, years, rate: 0 };
-          const price = blackScholes(terms, vol).price;
-          const timeValue = price - Math.max(0, side === 'call' ? 100 - strike : strike - 100);
-          const implied = impliedVolatility(terms, price);
-          // a price carrying no time value carries no volatility either
-          if (implied === null) return timeValue < 1e-9;
-          const vega = blackScholes(terms, vol).vega * 100;
-          return (
-            Math.abs(blackScholes(terms, implied).price - price) < 1e-9 * Math.max(1, price) &&
-            (vega < 1e-3 || Math.abs(implied - vol) < 1e-6)
-          );
-        },
-      ),
-      { seed: 7, numRuns: 200 },
-    );
-    const call: OptionTerms = { side: 'call', spot: 100, strike: 90, years: 0.5, rate: 0 };
-    expect([
-      impliedVolatility(call, 9.99),
-      impliedVolatility(call, 100),
-      impliedVolatility(call, Number.NaN),
-    ]).toEqual([null, null, null]);
-  });
-
-  it('fills the five columns rounded to three decimals, or nulls when they cannot be had', () => {
-    const terms: OptionTerms = {
-      side: 'call',
-      spot: 100,
-      strike: 100,
-      years: yearsBetween(0, 365 * 86_400),
-      rate: 0.05,
-    };
-    expect(greekColumns(terms, 0.2, null)).toEqual({
-      iv: 0.2,
-      delta: 0.637,
-      gamma: 0.019,
-      theta: -0.018,
-      vega: 0.375,
-    });
-    expect(greekColumns(terms, null, 10.450583572185565)).toEqual(greekColumns(terms, 0.2, null));
-    const nothing = { iv: null, delta: null, gamma: null, theta: null, vega: null };
-    expect(greekColumns({ ...terms, years: 0 }, 0.2, null)).toEqual(nothing);
-    expect(greekColumns(terms, null, null)).toEqual(nothing);
-    expect(greekColumns(terms, null, 1)).toEqual(nothing);
   });
 });

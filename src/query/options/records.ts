@@ -6,7 +6,7 @@ import { dte, etWallToSeconds } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
 import type { AsOf } from '../../pit/as-of.js';
 import type { OptionKnownAt } from '../../pit/known-at.js';
-import { greekColumns, RISK_FREE_RATE, yearsBetween } from '../greeks.js';
+import { DEFAULT_RATE, greekColumns, yearsBetween } from '../../pricing/index.js';
 import type { SnapshotRow } from './snapshot-sql.js';
 
 /** The service's option row (chain and option quotes), field for field. */
@@ -137,7 +137,7 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
           spot,
           strike,
           years: yearsBetween(row.quote_time, row.expiration_time),
-          rate: RISK_FREE_RATE,
+          rate: DEFAULT_RATE,
         };
         const computed = greekColumns(terms, row.iv, rawMid);
         greeks = {
