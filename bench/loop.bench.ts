@@ -82,6 +82,7 @@ export default defineBenchmark({
             query: { expiration: 'all' },
             asOf: currentAsOf('live', T),
             mode: 'live',
+            greeks: 'vendor',
           });
         }
         return performance.now() - started;

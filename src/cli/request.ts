@@ -11,6 +11,7 @@ type RequestFlags = {
   include?: boolean;
   accounts?: string;
   fail?: boolean;
+  greeks?: string;
 };
 
 /** `pitchain request`: answers one API request from a store and prints it as the server would send it. */
@@ -27,12 +28,17 @@ export function registerRequest(program: Command): void {
     .option('--accounts <file>', 'accounts file: JSON { "<token>": { plan, userType, opra } }')
     .option('-i, --include', 'print the status line and headers before the body, like curl -i')
     .option('-f, --fail', 'exit with code 22 when the status is 400 or above, like curl -f')
+    .option(
+      '--greeks <source>',
+      "vendor (the service's rule, default) or computed (IV and Greeks from the quotes)",
+    )
     .addHelpText(
       'after',
       examplesHelp([
         "pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 '/v1/options/chain/SPY/?dte=30&side=put'",
         "pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 -i '/v1/stocks/candles/D/SPY/?from=2020-03-09&to=2020-03-13'",
         "pitchain request --store my-store --accounts accounts.json --token <token> -f '/user/'",
+        "pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 --greeks computed '/v1/options/chain/SPY/?date=2020-03-13&delta=.30&side=put'",
       ]),
     )
     .action(async (target: string, flags: RequestFlags) => {
@@ -42,10 +48,14 @@ export function registerRequest(program: Command): void {
           `--now must be an instant, not '${flags.now}': give a date and time such as 2020-03-16T15:45:00-04:00, or epoch seconds such as 1584387900.`,
         );
       }
+      if (flags.greeks !== undefined && flags.greeks !== 'vendor' && flags.greeks !== 'computed') {
+        throw new UsageError(`--greeks takes vendor or computed, not '${flags.greeks}'.`);
+      }
       const store = await openStore(flags.store, {
         threads: 2,
         ...(now === undefined ? {} : { now }),
         ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
+        ...(flags.greeks === undefined ? {} : { greeks: flags.greeks }),
       });
       try {
         const response = await store.request(

@@ -73,6 +73,7 @@ export function toResult<C extends Columns>(
       dataAsOf: context.dataAsOf === undefined ? result.dataAsOfSeconds : context.dataAsOf,
       credits: creditsOf(result, context.cachedHit),
       status: context.status === 204 ? 200 : context.status,
+      ...(result.greeksComputed ? { greeks: 'computed' as const } : {}),
     },
     kinds,
     result.optionRecords,

@@ -35,6 +35,8 @@ export type ResultMeta = {
   readonly noData?: true;
   readonly nextTime?: number | null;
   readonly prevTime?: number | null;
+  /** `computed` when the IV and Greeks were computed from the quotes (`greeks: 'computed'`), not the vendor's. */
+  readonly greeks?: 'computed';
   /** Values the service prints beside the arrays (expirations' `updated`, lookup's `optionSymbol`). */
   readonly scalars: Readonly<Record<string, unknown>>;
 };
@@ -66,6 +68,16 @@ export class QueryResult<C extends Columns = Columns> {
   ) {
     const first = Object.values(columns)[0];
     this.length = first === undefined ? 0 : first.length;
+  }
+
+  /**
+   * With computed Greeks, the implied volatilities of each row's bid and of its ask (null where none
+   * solves), beside `iv` from the mid; undefined otherwise.
+   */
+  quoteIv(): { readonly ivBid: (number | null)[]; readonly ivAsk: (number | null)[] } | undefined {
+    const rows = this.knownAtRows as readonly { ivBid?: number | null; ivAsk?: number | null }[] | undefined;
+    if (rows === undefined || this.meta.greeks !== 'computed') return undefined;
+    return { ivBid: rows.map((row) => row.ivBid ?? null), ivAsk: rows.map((row) => row.ivAsk ?? null) };
   }
 
   /**

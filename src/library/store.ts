@@ -30,6 +30,12 @@ export type OpenOptions = ReaderOptions & {
   readonly ledgerFile?: string;
   /** The token the typed functions and `at()` act for (needed only with an accounts file). */
   readonly token?: string;
+  /**
+   * `computed`: every option answer's IV and Greeks computed point-in-time from its quotes (marked by
+   * `meta.greeks` and the `X-Pitchain-Greeks` header), also on dated requests where the service serves
+   * none; `vendor` (default): the service's own rule.
+   */
+  readonly greeks?: 'vendor' | 'computed';
 };
 
 /** A stock split: on `exDate` one share of `symbol` became `ratio` shares. */
@@ -73,7 +79,7 @@ export class Store {
 
   /** Opens the store in `dir` read-only. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Store> {
-    const { now, accounts, ledgerFile, token, ...readerOptions } = options;
+    const { now, accounts, ledgerFile, token, greeks, ...readerOptions } = options;
     const clock = clockFor(now);
     const reader = await StoreReader.open(dir, readerOptions);
     try {
@@ -86,6 +92,7 @@ export class Store {
         clock,
         ...(book === undefined ? {} : { accounts: book }),
         ...(ledgerFile === undefined ? {} : { ledgerFile }),
+        ...(greeks === undefined ? {} : { greeks: parseGreeks(greeks) }),
       });
       return new Store(reader, api, cache, clock, token);
     } catch (error) {
@@ -187,6 +194,7 @@ export class Store {
       { api: this.api, dataVersion: this.dataVersion, account: this.account(this.token) },
       T,
       parsePolicy(options.policy),
+      options.greeks === undefined ? undefined : parseGreeks(options.greeks),
     );
   }
 
@@ -226,6 +234,12 @@ export class Store {
       throw libraryError(error);
     }
   }
+}
+
+/** The Greeks source an option names, refusing anything else. */
+export function parseGreeks(value: unknown): 'vendor' | 'computed' {
+  if (value === 'vendor' || value === 'computed') return value;
+  throw new UsageError(`greeks must be 'vendor' or 'computed', not ${JSON.stringify(value)}`);
 }
 
 /** Opens a store for reading (see `Store`). */

@@ -79,6 +79,8 @@ export class PointInTimeView {
     readonly asOfSeconds: number,
     /** The look-ahead policy. */
     readonly policy: LookAheadPolicy,
+    /** Where option answers' IV and Greeks come from; the store's setting when undefined. */
+    private readonly greeks?: 'vendor' | 'computed',
   ) {
     const ask: Ask = (question) => this.ask(question);
     this.options = optionFunctions(ask);
@@ -114,10 +116,17 @@ export class PointInTimeView {
         asOf = { kind: 'dated', session: datedSession(date, T) };
         mode = 'historical';
         result = isSession(asOf.session)
-          ? await api.answerAt(endpoint, question.path, query, asOf, mode, T)
+          ? await api.answerAt(endpoint, question.path, query, asOf, mode, T, this.greeks)
           : MARKET_CLOSED;
       } else {
-        const evaluation = await api.evaluate(endpoint, question.path, query, this.host.account, T);
+        const evaluation = await api.evaluate(
+          endpoint,
+          question.path,
+          query,
+          this.host.account,
+          T,
+          this.greeks,
+        );
         ({ result, status, cachedHit, mode, asOf } = evaluation);
       }
     } catch (error) {

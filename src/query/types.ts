@@ -13,9 +13,10 @@ import type { AsOf } from '../pit/as-of.js';
 import type { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
 import type { JsonColumn } from './json-columns.js';
+import type { GreeksSource } from './options/computed-greeks.js';
 import type { OptionRecord } from './options/records.js';
 
-export type { AsOf };
+export type { AsOf, GreeksSource };
 
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
@@ -73,6 +74,8 @@ export type Answer = {
    * known-at instants of every field family and any withheld value (the backtest face judges them).
    */
   readonly optionRecords?: readonly OptionRecord[];
+  /** Set when the IV and Greeks served were computed from the quotes, not the vendor's (`greeks: 'computed'`). */
+  readonly greeksComputed?: true;
 };
 
 /** No data for a valid question: 404 `{"s":"no_data", nextTime?, prevTime?}` (or with `errmsg`). */
@@ -104,6 +107,8 @@ export type EndpointContext = {
   /** Resolved freshness: from `date` (dated) or from the mode and entitlements at T. */
   readonly asOf: AsOf;
   readonly mode: Mode;
+  /** Where option answers' IV and Greeks come from: the store's vendor figures, or computed from the quotes. */
+  readonly greeks: GreeksSource;
 };
 
 /** One endpoint: its path shape, what it accepts, and its handler. */

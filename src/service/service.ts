@@ -12,7 +12,7 @@ import { Ledger } from '../billing/ledger.js';
 import { MarketDataError } from '../errors.js';
 import { type Clock, fixedClock, parseDateInput, systemClock } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
-import type { Answer, Endpoint, EndpointResult, Mode } from '../query/types.js';
+import type { Answer, Endpoint, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
 import { failureOf } from './errors.js';
@@ -66,7 +66,12 @@ export type ApiOptions = {
   readonly clock?: Clock;
   /** Append every request-log entry to this JSON-lines file. */
   readonly ledgerFile?: string;
+  /** Where option answers' IV and Greeks come from (default `vendor`, the service's own rule). */
+  readonly greeks?: GreeksSource;
 };
+
+/** The header that marks IV and Greeks computed from the quotes rather than the vendor's. */
+export const GREEKS_HEADER = 'X-Pitchain-Greeks';
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -229,11 +234,13 @@ export class Api {
     query: Readonly<Record<string, string>>,
     account: Account,
     nowSeconds: number,
+    greeks: GreeksSource = this.options.greeks ?? 'vendor',
   ): Promise<Evaluation> {
     const mode = parseMode(query['mode'] ?? query['feed']);
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
-    const cacheKey = ResponseCache.key(endpoint.service, pathParams, endpointQuery);
+    // Computed Greeks make another answer than the vendor's: they are kept apart.
+    const cacheKey = `${ResponseCache.key(endpoint.service, pathParams, endpointQuery)}${greeks === 'computed' ? '|greeks=computed' : ''}`;
     const done = (status: Evaluation['status'], result: EndpointResult | undefined, cachedHit = false) => ({
       status,
       result,
@@ -253,7 +260,7 @@ export class Api {
     const live = resolved === 'live' || resolved === 'delayed';
     const entry = cutoff === undefined || !live ? undefined : this.cache.get(cacheKey);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer);
-    const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds);
+    const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
     if (result.kind === 'ok' && cutoff !== undefined && live) {
       this.cache.set(cacheKey, {
         answer: result,
@@ -275,8 +282,9 @@ export class Api {
     asOf: AsOf,
     mode: Mode,
     nowSeconds: number,
+    greeks: GreeksSource = this.options.greeks ?? 'vendor',
   ): Promise<EndpointResult> {
-    return this.run(endpoint, pathParams, endpointParams(query, true), asOf, mode, nowSeconds);
+    return this.run(endpoint, pathParams, endpointParams(query, true), asOf, mode, nowSeconds, greeks);
   }
 
   private run(
@@ -286,6 +294,7 @@ export class Api {
     asOf: AsOf,
     mode: Mode,
     nowSeconds: number,
+    greeks: GreeksSource,
   ): Promise<EndpointResult> {
     return endpoint.run({
       sql: this.options.sql,
@@ -295,6 +304,7 @@ export class Api {
       query,
       asOf,
       mode,
+      greeks,
     });
   }
 
@@ -367,6 +377,8 @@ export class Api {
         nowSeconds,
         rendered.body,
         rendered.contentType,
+        // Not the service's figures: say so beside them.
+        result.greeksComputed ? { [GREEKS_HEADER]: 'computed' } : undefined,
       );
     } finally {
       this.ledger.leave(account);
@@ -381,9 +393,10 @@ export class Api {
     nowSeconds: number,
     body: string,
     contentType: string | undefined,
+    extra?: Readonly<Record<string, string>>,
   ): Promise<ApiResponse> {
     const entry = await this.ledger.record(account, rawPath, status, credits, nowSeconds);
-    const headers: Record<string, string> = { ...BASE_HEADERS };
+    const headers: Record<string, string> = { ...BASE_HEADERS, ...extra };
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     Object.assign(headers, this.ledger.headers(account, nowSeconds, credits), rayHeaders(entry));
     return { status, headers, body, credits };

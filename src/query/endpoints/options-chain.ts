@@ -240,7 +240,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
   const params = parseChain(ctx.query, ctx.nowSeconds);
   checkCombinations(params, symbol);
   const session = asOfSession(ctx.asOf);
-  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, scope);
+  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, scope, ctx.greeks);
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
@@ -254,6 +254,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
     billing: ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-row',
     dataAsOfSeconds: dataAsOf(records),
     optionRecords: records,
+    ...(ctx.greeks === 'computed' ? { greeksComputed: true as const } : {}),
   };
 }
 

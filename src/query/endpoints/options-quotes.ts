@@ -5,21 +5,17 @@
  */
 import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
-import {
-  type Clock,
-  previousSession,
-  toEtDate,
-  underlyingOfRoot,
-} from '../../market-time/index.js';
+import { type Clock, previousSession, toEtDate, underlyingOfRoot } from '../../market-time/index.js';
 import { parseOccSymbol } from '../../occ/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../no-data.js';
 import { dataAsOf, optionFields } from '../options/columns.js';
+import { withComputedGreeks } from '../options/computed-greeks.js';
 import { readAheadRows } from '../options/read-ahead.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
 import { closedSession, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
-import { badCombination, clockedParser, dayParam, integerParam, } from '../params.js';
+import { badCombination, clockedParser, dayParam, integerParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function quotesSchema(clock: Clock) {
@@ -109,6 +105,9 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   if (records.length === 0 && !ranged) {
     return noDataAround(ctx.sql, { optionSymbol, underlying }, asOfSession(ctx.asOf));
   }
+  // A lone contract has no parity pair: its computed Greeks are priced on the spot carried (see
+  // computed-greeks.ts); the chain's, priced with its expiration's forward, may differ slightly.
+  if (ctx.greeks === 'computed') records = withComputedGreeks(records);
   records.sort((a, b) => a.updated - b.updated || compareRecords(a, b));
   return {
     kind: 'ok',
@@ -117,6 +116,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
     billing: ranged || ctx.asOf.kind === 'dated' ? 'per-1000-rows' : 'per-symbol-with-quote',
     dataAsOfSeconds: dataAsOf(records),
     optionRecords: records,
+    ...(ctx.greeks === 'computed' ? { greeksComputed: true as const } : {}),
   };
 }
 

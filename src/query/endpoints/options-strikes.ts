@@ -3,12 +3,12 @@
  * sides, standard contracts), one key per `YYYY-MM-DD` after the scalar `updated`.
  */
 import { z } from 'zod';
-import { type Clock, } from '../../market-time/index.js';
+import type { Clock } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 import { answerRowsSql } from '../options/snapshot-sql.js';
-import { clockedParser, expirationParam, } from '../params.js';
+import { clockedParser, expirationParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
 
 function strikesSchema(clock: Clock) {

@@ -8,6 +8,7 @@ import type { SqlSession } from '../../store/sql.js';
 import { JsonColumn } from '../json-columns.js';
 import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
+import { type GreeksSource, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
 import { readAheadRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
@@ -63,11 +64,12 @@ export function scopeAnswer(
   cache: StoreCache,
   asOf: AsOf,
   scope: Scope,
+  greeks: GreeksSource = 'vendor',
 ): Promise<ScopeAnswer> {
-  return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}`, async () => {
+  return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}|${greeks}`, async () => {
     const source =
       (await readAheadRows(sql, cache, asOf, scope)) ?? rowSource(await scopeRows(sql, asOf, scope));
-    return assemble(asOf, source);
+    return assemble(asOf, source, greeks);
   });
 }
 
@@ -152,7 +154,7 @@ export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Prom
 }
 
 /** The scope's answer assembled from its rows: grouped by expiration, records made per group on demand. */
-export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
+export function assemble(asOf: AsOf, source: RowSource, greeks: GreeksSource = 'vendor'): ScopeAnswer {
   const make = recordMaker(asOf);
   const byKey = new Map<string, GroupEntry>();
   let entry: GroupEntry | undefined;
@@ -192,7 +194,9 @@ export function assemble(asOf: AsOf, source: RowSource): ScopeAnswer {
   const recordsOfEntry = (e: GroupEntry) => {
     if (e.records === undefined) {
       const from = rowsOf!;
-      e.records = e.rows.map((index) => make(from.row(index))).sort(compareRecords);
+      const group = e.rows.map((index) => make(from.row(index)));
+      // A group is one expiration of one root: computed Greeks price it together (its parity forward).
+      e.records = (greeks === 'computed' ? withComputedGreeks(group) : group).sort(compareRecords);
       e.rows.length = 0;
       if (++made === entries.length) rowsOf = undefined;
     }

@@ -107,6 +107,7 @@ export function context(
     sql: reader.sql,
     cache: cacheOf(reader),
     nowSeconds: et(options.now),
+    greeks: 'vendor',
     path: options.path,
     query: options.query ?? {},
     asOf: options.asOf,

@@ -110,6 +110,7 @@ export function context(
     sql,
     cache: new StoreCache(() => 'test'),
     nowSeconds: options.now,
+    greeks: 'vendor',
     path: options.path ?? {},
     query: options.query ?? {},
     asOf: options.asOf ?? live(options.now),
