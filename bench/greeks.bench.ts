@@ -151,7 +151,7 @@ export default defineBenchmark({
       const withIv = result.iv.filter((iv) => iv !== null).length;
       const timing = await timeIt(
         () => computeSnapshotGreeks(input),
-        slow ? { warmup: 1, iterations: 3 } : { warmup: 5, iterations: 25 },
+        slow ? { warmup: 1, iterations: 3 } : { warmup: 15, iterations: 30 },
       );
       ctx.log(`${name}: p50 ${timing.p50Ms.toFixed(2)} ms, min ${timing.minMs.toFixed(2)} ms`);
       rows.push(

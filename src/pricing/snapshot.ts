@@ -475,7 +475,22 @@ function solveQuote(
   }
   if (!solved) return false;
   result.iv = midVol;
-  valuationOnForward(isCall, spot, strike, years, rate, carry, forward, discount, midVol, out);
+  // x = −|ln(F/K)|, negative exactly when F < K.
+  const logMoneyness = forward < strike ? normalized.x : -normalized.x;
+  valuationOnForward(
+    isCall,
+    spot,
+    strike,
+    years,
+    rate,
+    carry,
+    forward,
+    discount,
+    midVol,
+    out,
+    logMoneyness,
+    normalized.sqrtT,
+  );
   return true;
 }
 
