@@ -102,8 +102,8 @@ export function europeanValuation(
 }
 
 /**
- * {@link europeanValuation} given also the forward S·e^{bT} and the discount factor e^{−rT}, which the
- * batch has at hand.
+ * {@link europeanValuation} given also the forward S·e^{bT}, the discount factor e^{−rT}, and optionally
+ * ln(F/K) and √T, which the batch has at hand.
  */
 export function valuationOnForward(
   isCall: boolean,
@@ -116,10 +116,11 @@ export function valuationOnForward(
   discount: number,
   vol: number,
   out: MutableValuation,
+  logMoneyness = Math.log(forward / strike),
+  sqrtT = Math.sqrt(years),
 ): void {
-  const sqrtT = Math.sqrt(years);
   const deviation = vol * sqrtT;
-  const d1 = Math.log(forward / strike) / deviation + 0.5 * deviation;
+  const d1 = logMoneyness / deviation + 0.5 * deviation;
   const d2 = d1 - deviation;
   const halfSquareExp = Math.exp(-0.5 * d1 * d1);
   // d₂² = d₁² − 2·ln(F/K), so e^{−d₂²/2} = e^{−d₁²/2}·F/K.
