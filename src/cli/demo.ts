@@ -1,11 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { openStore } from '../library/store.js';
 import { formatInstant } from '../market-time/index.js';
 import { renderTable } from './format.js';
-
-/** The sample store shipped with the package (synthetic option quotes on real SPY and AAPL bars). */
-export const SAMPLE_STORE = fileURLToPath(new URL('../../data/sample', import.meta.url));
+import { SAMPLE_STORE } from './sample.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const CHAIN = '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=3';

@@ -7,6 +7,7 @@ import { registerExport } from './export.js';
 import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
+import { registerLog } from './log.js';
 import { registerRequest } from './request.js';
 import { registerServe } from './serve.js';
 import { registerVerify } from './verify.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerInfo(program);
   registerIngest(program);
+  registerLog(program);
   registerRequest(program);
   registerServe(program);
   registerVerify(program);

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { listen } from '../http/index.js';
 import { openStore } from '../library/store.js';
 import { readInstant } from '../service/service.js';
+import { chooseLogFile } from './request-log.js';
 
 type ServeFlags = {
   store: string;
@@ -13,6 +14,7 @@ type ServeFlags = {
   speed: string;
   accounts?: string;
   adminToken?: string;
+  log?: string | boolean;
 };
 
 /** `pitchain serve`: the store as the market-data service, over HTTP, for tools and the service's SDKs. */
@@ -34,6 +36,11 @@ export function registerServe(program: Command): void {
       '--accounts <file>',
       'accounts file: JSON { "<token>": { plan, userType, opra } }; default: one local account',
     )
+    .option(
+      '--log <file>',
+      'append the request log (ray id, clock time, path without the token, status, credits) to this JSON-lines file; default: <store>/logs/requests.jsonl when the store can be written',
+    )
+    .option('--no-log', 'keep the request log in memory only')
     .addHelpText(
       'after',
       `
@@ -45,9 +52,12 @@ Examples:
   $ curl -H 'X-Pitchain-Admin: <token>' -H 'X-Pitchain-Now: 2020-03-16T15:45:00-04:00' \\
       'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30'
   $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
+  $ pitchain serve --store my-store --log /var/log/pitchain/requests.jsonl
+  $ pitchain log --store my-store --ray <CF-Ray of a response>
 
 It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
-flight are answered.`,
+flight are answered. Every metered request is appended to the request log, which \`pitchain log\` reads;
+the embedded sample and a store that cannot be written keep it in memory unless --log names a file.`,
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -77,8 +87,11 @@ flight are answered.`,
       if (adminToken !== undefined && adminToken.length < 8) {
         throw new UsageError('--admin-token must be at least 8 characters.');
       }
+      const log = await chooseLogFile(flags.store, flags.log);
+      if (log.warning !== undefined) process.stderr.write(`pitchain: ${log.warning}\n`);
       const store = await openStore(flags.store, {
         threads: 2,
+        ...(log.file === undefined ? {} : { ledgerFile: log.file }),
         ...(now === undefined ? {} : { now }),
         ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
       });
@@ -106,14 +119,18 @@ flight are answered.`,
         });
       });
       process.stdout.write(`listening on ${server.url}\n`);
+      if (log.file !== undefined) process.stdout.write(`request log: ${log.file}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          void server.close().then(() => {
-            store.close();
-            resolve();
-          });
+          void server
+            .close()
+            .then(() => store.api.close())
+            .then(() => {
+              store.close();
+              resolve();
+            });
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);

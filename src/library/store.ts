@@ -95,6 +95,7 @@ export class Store {
 
   /** Releases the store's DuckDB. */
   close(): void {
+    void this.api.close();
     this.reader.close();
   }
 

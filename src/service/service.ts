@@ -139,15 +139,17 @@ export class Api {
     for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v; // the last occurrence wins
     const malformed = /[&=]/.test(rawPath) || rawQuery.includes('?');
 
+    const headers = lowerCaseKeys(options?.headers);
+    const token =
+      (typeof options?.token === 'string' ? options.token : undefined) ??
+      bearer(headers['authorization']) ??
+      query['token'];
+    // The request log keeps the path only, and never a token, even one written into the path by mistake.
+    const loggedPath = withoutTokens(rawPath, token);
     let output: OutputOptions | undefined;
     let account: Account | undefined;
     try {
       output = parseOutputOptions(query);
-      const headers = lowerCaseKeys(options?.headers);
-      const token =
-        (typeof options?.token === 'string' ? options.token : undefined) ??
-        bearer(headers['authorization']) ??
-        query['token'];
       const path = rawPath.replace(/\/{2,}/g, '/');
       if (/^\/headers\/?$/i.test(path)) return this.plain(200, echoHeaders(headers));
       if (/^\/status\/?$/i.test(path)) return this.plain(200, this.statusBody(nowSeconds));
@@ -174,7 +176,7 @@ export class Api {
         output,
         account,
         nowSeconds,
-        rawPath,
+        loggedPath,
         typeof options?.ip === 'string' ? options.ip : undefined,
       );
     } catch (error) {
@@ -186,7 +188,9 @@ export class Api {
       const entry =
         account === undefined
           ? undefined
-          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds).catch(() => undefined);
+          : await this.ledger
+              .record(account, loggedPath, failure.status, 0, nowSeconds)
+              .catch(() => undefined);
       return {
         status: failure.status,
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
@@ -298,6 +302,11 @@ export class Api {
     });
   }
 
+  /** Closes what the service holds open (its request log file). */
+  close(): Promise<void> {
+    return this.ledger.close();
+  }
+
   /** The account a token names (the local account when the service has no accounts file). */
   authenticate(token: string | undefined): Account | undefined {
     const book = this.options.accounts;
@@ -318,7 +327,7 @@ export class Api {
     output: OutputOptions,
     account: Account,
     nowSeconds: number,
-    rawPath: string,
+    loggedPath: string,
     ip: string | undefined,
   ): Promise<ApiResponse> {
     const boundIp = this.ledger.checkDevice(account, ip, nowSeconds);
@@ -338,12 +347,13 @@ export class Api {
     try {
       const evaluation = await this.evaluate(endpoint, pathParams, query, account, nowSeconds);
       const result = evaluation.result;
-      if (result === undefined) return await this.finish(account, rawPath, 204, 0, nowSeconds, '', undefined);
+      if (result === undefined)
+        return await this.finish(account, loggedPath, 204, 0, nowSeconds, '', undefined);
       if (result.kind === 'no_data') {
         const rendered = renderNoData(result, output);
         return await this.finish(
           account,
-          rawPath,
+          loggedPath,
           rendered.status,
           0,
           nowSeconds,
@@ -361,7 +371,7 @@ export class Api {
       const rendered = renderAnswer(result, fields, output);
       return await this.finish(
         account,
-        rawPath,
+        loggedPath,
         evaluation.status,
         credits,
         nowSeconds,
@@ -375,14 +385,14 @@ export class Api {
 
   private async finish(
     account: Account,
-    rawPath: string,
+    loggedPath: string,
     status: number,
     credits: number,
     nowSeconds: number,
     body: string,
     contentType: string | undefined,
   ): Promise<ApiResponse> {
-    const entry = await this.ledger.record(account, rawPath, status, credits, nowSeconds);
+    const entry = await this.ledger.record(account, loggedPath, status, credits, nowSeconds);
     const headers: Record<string, string> = { ...BASE_HEADERS };
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     Object.assign(headers, this.ledger.headers(account, nowSeconds, credits), rayHeaders(entry));
@@ -536,6 +546,20 @@ function invalidNow(now: unknown): ApiResponse {
     body: JSON.stringify({ s: 'error', errmsg }),
     credits: 0,
   };
+}
+
+/** The token-shaped parts of a path a request log may not keep: `token=…` and the request's own token. */
+const TOKEN_PARAMETER = /(token=)[^&/?#;]*/gi;
+
+/** A path fit for the request log: `token=` values and the request's token (8+ characters) replaced. */
+export function withoutTokens(path: string, token: string | undefined): string {
+  let out = path.replace(TOKEN_PARAMETER, '$1[redacted]');
+  if (token !== undefined && token.length >= 8) {
+    out = out.split(token).join('[redacted]');
+    const escaped = encodeURIComponent(token);
+    if (escaped !== token) out = out.split(escaped).join('[redacted]');
+  }
+  return out;
 }
 
 function bearer(value: string | undefined): string | undefined {
