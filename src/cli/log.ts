@@ -106,7 +106,6 @@ export function readEntries(text: string): { entries: LogEntry[]; unreadable: nu
 
 /** A path as a terminal may print it: control characters escaped. */
 function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to find them
   return text.replace(
     /[\u0000-\u001f\u007f-\u009f]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,

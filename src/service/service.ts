@@ -183,7 +183,8 @@ export class Api {
       const failure = failureOf(error);
       const rendered = renderError(failure.body, output);
       const credits = 0;
-      const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
+      const extra: Record<string, string> =
+        account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
       // A request log that cannot be written (the fault being answered, perhaps) must not make this throw.
       const entry =
         account === undefined
@@ -191,6 +192,9 @@ export class Api {
           : await this.ledger
               .record(account, loggedPath, failure.status, 0, nowSeconds)
               .catch(() => undefined);
+      // The one-device 403 names the address the account is bound to in a header too (SDKs read it there).
+      const authorizedIp = (failure.body as Record<string, unknown>)['authorizedIP'];
+      if (typeof authorizedIp === 'string') extra['X-API-Authorized-IP'] = authorizedIp;
       return {
         status: failure.status,
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
