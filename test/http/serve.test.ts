@@ -1,25 +1,10 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { type ServerProcess, startServer } from './helpers/server.js';
+import { rawRequest, type ServerProcess, startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const ADMIN = 'admin-token-for-tests';
-
-/** Sends raw bytes on a TCP socket and returns everything the server answers before closing. */
-function rawRequest(url: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 describe('pitchain serve', () => {
   let server: ServerProcess;

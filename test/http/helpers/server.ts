@@ -69,16 +69,23 @@ export function getFrom(
   });
 }
 
-/** Sends raw bytes on a TCP socket and returns everything the server answers before closing. */
+/**
+ * Sends raw bytes on a TCP socket and returns everything the server answers before closing. The socket
+ * stays open for writing, as a client's does, until the server closes it (send `Connection: close`):
+ * a client that half-closes at once may see Node drop a request whose answer is not ready.
+ */
 export function rawRequest(url: string, bytes: string | Buffer): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
     let answer = '';
     socket.on('data', (chunk) => {
       answer += chunk.toString('latin1');
     });
-    socket.on('end', () => resolve(answer));
+    socket.on('end', () => {
+      socket.end();
+      resolve(answer);
+    });
     socket.on('error', reject);
   });
 }
