@@ -32,6 +32,14 @@ export function registerExport(program: Command): void {
     .option('--symbol <ticker>', 'only this symbol (stock bars, splits)')
     .option('--from <date>', 'first session, YYYY-MM-DD')
     .option('--to <date>', 'last session, YYYY-MM-DD')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ pitchain export --store data/sample --table option_quotes --underlying SPY --from 2020-03-02 --to 2020-03-06 spy.parquet
+  $ pitchain export --store data/sample --table stock_bars --symbol AAPL aapl-bars.arrow
+  $ pitchain ingest --store my-store --format parquet spy.parquet`,
+    )
     .action(async (file: string, flags: ExportFlags) => {
       if (!Object.hasOwn(TABLES, flags.table)) {
         throw new UsageError(`unknown table '${flags.table}' (one of: ${Object.keys(TABLES).join(', ')})`);

@@ -112,7 +112,10 @@ export function registerGenerate(program: Command): void {
     .option('--no-minute-bars', 'skip the one-minute stock bars')
     .addHelpText(
       'after',
-      '\nWithout options it builds the embedded sample: SPY, SPX/SPXW and AAPL over 2019-2020 on the real\nLean daily bars in data/sources. Every option quote it writes is synthetic.',
+      '\nWithout options it builds the embedded sample: SPY, SPX/SPXW and AAPL over 2019-2020 on the real\nLean daily bars in data/sources. Every option quote it writes is synthetic.\n\n' +
+        'Examples:\n' +
+        '  $ pitchain generate --store my-sample\n' +
+        '  $ pitchain generate --store spy-march --underlyings SPY --from 2020-03-02 --to 2020-03-13 --no-minute-bars',
     )
     .action(async (flags: GenerateFlags) => {
       const options = generatorOptionsFrom(flags);

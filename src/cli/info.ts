@@ -10,6 +10,13 @@ export function registerInfo(program: Command): void {
     .description('Describe a store: its data version, tables, underlyings, sessions and provenance.')
     .requiredOption('--store <dir>', 'store directory')
     .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ pitchain info --store data/sample
+  $ pitchain info --store my-store --json`,
+    )
     .action(async (options: { store: string; json?: boolean }) => {
       const reader = await StoreReader.open(options.store, { threads: 1 });
       try {

@@ -62,7 +62,11 @@ export function registerIngest(program: Command): void {
     .addHelpText(
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
-        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.',
+        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.\n\n' +
+        'Examples:\n' +
+        '  $ pitchain ingest --store my-store --format hod SPX_2018.csv\n' +
+        '  $ pitchain ingest --store my-store --format cboe-eod UnderlyingOptionsEODQuotes_2016-06-01.csv\n' +
+        '  $ pitchain ingest --store my-store --format csv --mapping my-vendor.json --skip-invalid chains/*.csv',
     )
     .action(async (files: string[], flags: IngestFlags) => {
       const format = formatNamed(flags.format);

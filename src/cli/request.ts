@@ -26,6 +26,14 @@ export function registerRequest(program: Command): void {
     .option('--accounts <file>', 'accounts file: JSON { "<token>": { plan, userType, opra } }')
     .option('-i, --include', 'print the status line and headers before the body, like curl -i')
     .option('-f, --fail', 'exit with code 22 when the status is 400 or above, like curl -f')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 '/v1/options/chain/SPY/?dte=30&side=put'
+  $ pitchain request --store data/sample --now 2020-03-16T15:45:00-04:00 -i '/v1/stocks/candles/D/SPY/?from=2020-03-09&to=2020-03-13'
+  $ pitchain request --store my-store --accounts accounts.json --token <token> -f '/v1/options/quotes/SPY200417P00250000/'`,
+    )
     .action(async (target: string, flags: RequestFlags) => {
       const now = flags.now === undefined ? undefined : readInstant(flags.now);
       if (flags.now !== undefined && now === undefined) {

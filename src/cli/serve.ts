@@ -44,20 +44,20 @@ export function registerServe(program: Command): void {
     .addHelpText(
       'after',
       `
+It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
+flight are answered. Every metered request is appended to the request log, which \`pitchain log\` reads;
+the embedded sample and a store that cannot be written keep it in memory unless --log names a file.
+
 Examples:
   $ pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00
+  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
   $ pitchain serve --store my-store --port 0 --accounts accounts.json
   $ pitchain serve --store data/sample --replay 2020-03-02T09:30:00-05:00 --speed 60
   $ pitchain serve --store data/sample --admin-token "$(openssl rand -hex 16)"
   $ curl -H 'X-Pitchain-Admin: <token>' -H 'X-Pitchain-Now: 2020-03-16T15:45:00-04:00' \\
       'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30'
-  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
   $ pitchain serve --store my-store --log /var/log/pitchain/requests.jsonl
-  $ pitchain log --store my-store --ray <CF-Ray of a response>
-
-It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
-flight are answered. Every metered request is appended to the request log, which \`pitchain log\` reads;
-the embedded sample and a store that cannot be written keep it in memory unless --log names a file.`,
+  $ pitchain log --store my-store --ray <CF-Ray of a response>`,
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
