@@ -61,7 +61,9 @@ export class Store {
     const reader = await StoreReader.open(dir, readerOptions);
     try {
       const book =
-        accounts === undefined || accounts instanceof AccountBook ? accounts : await AccountBook.load(accounts);
+        accounts === undefined || accounts instanceof AccountBook
+          ? accounts
+          : await AccountBook.load(accounts);
       const api = new Api({
         sql: reader.sql,
         cache: new StoreCache(() => reader.dataVersion),
