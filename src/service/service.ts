@@ -502,11 +502,18 @@ function endpointParams(
   return out;
 }
 
-/** Header names in lower case; values that are not text are left out (a caller's mistake, not a crash). */
+/**
+ * Header names in lower case; values that are not text are left out, and an object that throws when read
+ * (a getter, a proxy) gives what was read before (a caller's mistake, not a crash).
+ */
 function lowerCaseKeys(headers: unknown): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (headers === null || typeof headers !== 'object') return out;
-  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  try {
+    for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  } catch {
+    // keep what was read
+  }
   return out;
 }
 
