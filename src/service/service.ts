@@ -476,7 +476,8 @@ function allKeys(answer: Answer): string[] {
   return answer.fields.map((f) => f.key);
 }
 
-function requestLineTooLarge(size: number): ApiResponse {
+/** The web server's HTML 400 for a request line over {@link MAX_REQUEST_LINE} bytes (specification §7). */
+export function requestLineTooLarge(size: number): ApiResponse {
   return {
     status: 400,
     headers: { 'Content-Type': 'text/html' },

@@ -159,6 +159,17 @@ describe('an accounts file over a real port', () => {
     expect([next.status, next.headers.get('x-api-ratelimit-remaining')]).toEqual([203, String(100_000 - 2)]);
     const quiet = (await readLog(logFile)).filter((e) => e.account === 'account-4');
     expect(quiet.map((e) => e.status)).toEqual([203]);
+    // Longer lines too: past node:http's head limit the server answers it itself, with the size it read.
+    for (const length of [20_035, 70_035]) {
+      const line = `GET ${target(length)} HTTP/1.1`;
+      expect(line.length).toBe(length);
+      const huge = await rawRequest(server.url, `${line}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(huge.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      const size = Number(/Request Line is too large \((\d+) > 4094\)<\/body><\/html>$/.exec(huge)?.[1]);
+      if (length < 65_536) expect(size).toBe(length);
+      else expect(size >= 65_536 && size <= length).toBe(true);
+    }
+    expect((await readLog(logFile)).filter((e) => e.account === 'account-4').length).toBe(1);
     // 4094 bytes is within the limit.
     const atLimit = await rawRequest(
       server.url,

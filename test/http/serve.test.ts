@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
 import { ensureBuilt } from '../helpers/build.js';
-import { rawRequest, type ServerProcess, startServer } from './helpers/server.js';
+import { type ServerProcess, startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const ADMIN = 'admin-token-for-tests';
@@ -44,16 +44,6 @@ describe('pitchain serve', () => {
     expect(options.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
     const post = await fetch(`${server.url}/v1/options/chain/SPY/`, { method: 'POST' });
     expect(post.status).toBe(405);
-  });
-
-  it('gives a request line over 4094 bytes the specification HTML 400, on a raw socket', async () => {
-    const path = `/v1/options/chain/SPY/?x=${'a'.repeat(4100)}`;
-    const answer = await rawRequest(
-      server.url,
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
-    );
-    expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
-    expect(answer).toContain('Request Line is too large');
   });
 
   it('lets a request set its clock only with the admin token', async () => {
