@@ -151,8 +151,10 @@ export class Api {
     try {
       output = parseOutputOptions(query);
       const path = rawPath.replace(/\/{2,}/g, '/');
-      if (/^\/headers\/?$/i.test(path)) return this.plain(200, echoHeaders(headers));
-      if (/^\/status\/?$/i.test(path)) return this.plain(200, this.statusBody(nowSeconds));
+      if (/^\/headers\/?$/i.test(path))
+        return this.plain(200, echoHeaders(headers), this.authenticate(token), nowSeconds);
+      if (/^\/status\/?$/i.test(path))
+        return this.plain(200, this.statusBody(nowSeconds), this.authenticate(token), nowSeconds);
       account = this.authenticate(token);
       if (account === undefined) {
         throw new MarketDataError(
@@ -411,10 +413,19 @@ export class Api {
     }
   }
 
-  private plain(status: number, body: unknown): ApiResponse {
+  /**
+   * A free answer (`/headers/`, `/status/`): no credits, no log entry. A request whose token names an
+   * account also gets its rate-limit headers, which some official SDKs read on every success (the
+   * Python SDK's 1.3.0 fails without them).
+   */
+  private plain(status: number, body: unknown, account?: Account, nowSeconds = 0): ApiResponse {
     return {
       status,
-      headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
+      headers: {
+        ...BASE_HEADERS,
+        'Content-Type': 'application/json',
+        ...(account === undefined ? {} : this.ledger.headers(account, nowSeconds, 0)),
+      },
       body: JSON.stringify(body),
       credits: 0,
     };

@@ -248,9 +248,12 @@ describe('the official JS SDK against pitchain serve, with no accounts file', ()
     expect(services).toEqual(
       expect.arrayContaining(['/v1/options/chain/', '/v1/stocks/bulkquotes/', '/v1/stocks/prices/']),
     );
+    // Free answers carry the account's rate-limit headers too (the Python SDK reads them on every success).
+    expect(Number(status.headers.get('x-api-ratelimit-remaining'))).toBeGreaterThan(0);
     const echoed = await fetch(sdkUrl(server.url, 'headers/', {}, false), {
       headers: headers('any-token-at-all'),
     });
+    expect(echoed.headers.get('x-api-ratelimit-consumed')).toBe('0');
     expect(await echoed.json()).toMatchObject({
       'user-agent': 'marketdata-sdk-js/1.0.0',
       authorization: `Bearer ${'*'.repeat(12)}-all`,
