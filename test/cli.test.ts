@@ -173,13 +173,27 @@ describe('pitchain info and export', () => {
     ]);
     const badNow = await cli('serve', '--store', 'data/sample', '--now', '2020-03-16');
     expect([badNow.code, badNow.stderr]).toEqual([2, expect.stringContaining('--now must be an instant')]);
-    for (const command of ['demo', 'ingest', 'generate', 'request', 'info', 'export', 'verify', 'serve']) {
+    for (const command of [
+      'demo',
+      'ingest',
+      'generate',
+      'request',
+      'info',
+      'export',
+      'verify',
+      'serve',
+      'log',
+    ]) {
       const help = await cli(command, '--help');
-      expect([command, help.code, help.stdout.startsWith(`Usage: pitchain ${command}`)]).toEqual([
+      // It ends with its examples: nothing but indented command lines after "Examples:".
+      const lines = help.stdout.trimEnd().split('\n');
+      const examples = lines.lastIndexOf('Examples:');
+      expect([
         command,
-        0,
-        true,
-      ]);
+        help.code,
+        help.stdout.startsWith(`Usage: pitchain ${command}`),
+        examples > 0 && lines.slice(examples + 1).every((line) => /^ {2}\S|^ {6}\S/.test(line)),
+      ]).toEqual([command, 0, true, true]);
     }
   });
 });

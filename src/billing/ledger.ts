@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { etWallToSeconds, toEtDate } from '../market-time/index.js';
 import type { Account } from './accounts.js';
 
@@ -31,8 +32,17 @@ export class Ledger {
   private readonly entries: LogEntry[] = [];
   private nextLogId = 1;
   private total = 0;
+  /** The log file, opened for appending on the first entry and kept open (one write per entry). */
+  private file: Promise<FileHandle> | undefined;
 
   constructor(private readonly logFile?: string) {}
+
+  /** Closes the log file, once the entries being written are written. */
+  async close(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    await file?.then((handle) => handle.close()).catch(() => undefined);
+  }
 
   /** Credits consumed by all accounts since this ledger started. */
   get totalCredits(): number {
@@ -105,8 +115,25 @@ export class Ledger {
     };
     this.entries.push(entry);
     if (this.entries.length > 10_000) this.entries.splice(0, this.entries.length - 10_000);
-    if (this.logFile !== undefined) await fs.appendFile(this.logFile, `${JSON.stringify(entry)}\n`);
+    if (this.logFile !== undefined) await this.append(this.logFile, `${JSON.stringify(entry)}\n`);
     return entry;
+  }
+
+  /**
+   * Appends one line. An append-mode write of one short line lands whole even beside other writers; a file
+   * that cannot be opened is tried again on the next entry (the caller answers this one with the error).
+   */
+  private async append(file: string, line: string): Promise<void> {
+    this.file ??= fs.open(file, 'a');
+    const opening = this.file;
+    let handle: FileHandle;
+    try {
+      handle = await opening;
+    } catch (error) {
+      if (this.file === opening) this.file = undefined;
+      throw error;
+    }
+    await handle.write(line);
   }
 
   /** The four rate-limit headers for a response that consumed `consumed` credits. */

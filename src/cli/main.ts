@@ -9,6 +9,7 @@ import { examplesHelp } from './format.js';
 import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
+import { registerLog } from './log.js';
 import { registerRequest } from './request.js';
 import { registerServe } from './serve.js';
 import { registerVerify } from './verify.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerInfo(program);
   registerIngest(program);
+  registerLog(program);
   registerRequest(program);
   registerServe(program);
   registerVerify(program);

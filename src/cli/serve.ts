@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { listen } from '../http/index.js';
 import { openStore } from '../library/store.js';
 import { readInstant } from '../service/service.js';
+import { chooseLogFile } from './request-log.js';
 
 type ServeFlags = {
   store: string;
@@ -13,6 +14,8 @@ type ServeFlags = {
   speed: string;
   accounts?: string;
   adminToken?: string;
+  log?: string | boolean;
+  greeks?: string;
 };
 
 /** `pitchain serve`: the store as the market-data service, over HTTP, for tools and the service's SDKs. */
@@ -34,20 +37,33 @@ export function registerServe(program: Command): void {
       '--accounts <file>',
       'accounts file: JSON { "<token>": { plan, userType, opra } }; default: one local account',
     )
+    .option(
+      '--log <file>',
+      'append the request log (ray id, clock time, path without the token, status, credits) to this JSON-lines file; default: <store>/logs/requests.jsonl when the store can be written',
+    )
+    .option('--no-log', 'keep the request log in memory only')
+    .option(
+      '--greeks <source>',
+      "vendor (the service's rule, default) or computed (IV and Greeks from the quotes, marked X-Pitchain-Greeks)",
+    )
     .addHelpText(
       'after',
       `
 It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
-flight are answered.
+flight are answered. Every metered request is appended to the request log, which \`pitchain log\` reads;
+the embedded sample and a store that cannot be written keep it in memory unless --log names a file.
 
 Examples:
   $ pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00
+  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
   $ pitchain serve --store my-store --port 0 --accounts accounts.json
   $ pitchain serve --store data/sample --replay 2020-03-02T09:30:00-05:00 --speed 60
   $ pitchain serve --store data/sample --admin-token "$(openssl rand -hex 16)"
   $ curl -H 'X-Pitchain-Admin: <token>' -H 'X-Pitchain-Now: 2020-03-16T15:45:00-04:00' \\
       'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30'
-  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'`,
+  $ curl 'http://127.0.0.1:8787/v1/options/chain/SPY/?dte=30&side=put'
+  $ pitchain serve --store my-store --log /var/log/pitchain/requests.jsonl
+  $ pitchain log --store my-store --ray <CF-Ray of a response>`,
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -77,10 +93,17 @@ Examples:
       if (adminToken !== undefined && adminToken.length < 8) {
         throw new UsageError('--admin-token must be at least 8 characters.');
       }
+      const log = await chooseLogFile(flags.store, flags.log);
+      if (log.warning !== undefined) process.stderr.write(`pitchain: ${log.warning}\n`);
+      if (flags.greeks !== undefined && flags.greeks !== 'vendor' && flags.greeks !== 'computed') {
+        throw new UsageError(`--greeks takes vendor or computed, not '${flags.greeks}'.`);
+      }
       const store = await openStore(flags.store, {
         threads: 2,
+        ...(log.file === undefined ? {} : { ledgerFile: log.file }),
         ...(now === undefined ? {} : { now }),
         ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
+        ...(flags.greeks === undefined ? {} : { greeks: flags.greeks as 'vendor' | 'computed' }),
       });
       if (
         adminToken !== undefined &&
@@ -106,14 +129,18 @@ Examples:
         });
       });
       process.stdout.write(`listening on ${server.url}\n`);
+      if (log.file !== undefined) process.stdout.write(`request log: ${log.file}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          void server.close().then(() => {
-            store.close();
-            resolve();
-          });
+          void server
+            .close()
+            .then(() => store.api.close())
+            .then(() => {
+              store.close();
+              resolve();
+            });
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);

@@ -49,7 +49,9 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
       headers[name] = value;
     });
     const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-    const ip = incoming?.socket?.remoteAddress;
+    const remote = incoming?.socket?.remoteAddress;
+    // A dual-stack socket reports an IPv4 caller as ::ffff:a.b.c.d: the same device as a.b.c.d.
+    const ip = remote?.startsWith('::ffff:') ? remote.slice(7) : remote;
     const asked = headers[CLOCK_HEADER];
     const admin = headers[ADMIN_HEADER];
     delete headers[CLOCK_HEADER];

@@ -1,6 +1,8 @@
 /** The HTTP face of pitchain (a leaf adapter over the service): `createApp` for any runtime, `listen` on Node. */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { requestLineTooLarge } from '../service/service.js';
 import { type AppOptions, createApp, type RequestHandler } from './app.js';
 
 export { ADMIN_HEADER, type AppOptions, CLOCK_HEADER, createApp, type RequestHandler } from './app.js';
@@ -19,22 +21,85 @@ export function listen(
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const app = createApp(store, options);
+  // Request lines up to 64 KiB reach the service, which answers any over 4094 bytes with the exact HTML
+  // 400 the specification gives; a longer head is answered the same way here, without reaching it.
+  const server = createServer(
+    { maxHeaderSize: MAX_HEAD_BYTES },
+    getRequestListener(app.fetch, { hostname: host, errorHandler: unreadable }),
+  );
+  // A connection that has had a request is no longer at its first byte: see `answerClientError`.
+  const answered = new WeakSet<Socket>();
+  server.on('request', (request: { socket: Socket }) => answered.add(request.socket));
+  server.on('clientError', (error: Error, socket: Socket) =>
+    answerClientError(error, socket, answered.has(socket)),
+  );
   return new Promise((resolve, reject) => {
-    const server = serve(
-      { fetch: app.fetch, hostname: host, port: options.port ?? 8787 },
-      (info: AddressInfo) => {
-        const shown = host.includes(':') ? `[${host}]` : host;
-        resolve({
-          url: `http://${shown}:${info.port}`,
-          port: info.port,
-          close: () =>
-            new Promise<void>((done) => {
-              server.close(() => done());
-              (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-            }),
-        });
-      },
-    );
     server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => {
+      const info = server.address() as AddressInfo;
+      const shown = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${shown}:${info.port}`,
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
   });
+}
+
+/**
+ * The answer to a request no `Request` can be made of (a backslash in its path, a Host header that is not
+ * a host): the service's 400 body rather than the adapter's empty one. The app itself never throws.
+ */
+function unreadable(error: unknown): Response {
+  const malformed = error instanceof RequestError;
+  return Response.json(
+    {
+      s: 'error',
+      errmsg: malformed
+        ? 'Malformed URL: the request target or its Host header cannot be read.'
+        : 'Internal error.',
+    },
+    { status: malformed ? 400 : 500, headers: { 'Access-Control-Allow-Origin': '*' } },
+  );
+}
+
+/** The largest request head node:http reads before it gives up on a request (its default is 16 KiB). */
+const MAX_HEAD_BYTES = 65_536;
+
+/**
+ * A request node:http could not parse. A head over the limit gets the specification's HTML 400 for a
+ * request line too large, with the line's size: counted from the connection's first byte when this is
+ * its first request and the line ends in the bytes at hand, else the bytes read so far (a lower bound).
+ * Anything else gets Node's own answer: 408 for a timeout, else a bare 400.
+ */
+function answerClientError(
+  error: Error & { code?: string; rawPacket?: Buffer },
+  socket: Socket,
+  hadRequest: boolean,
+): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const packet = error.rawPacket ?? Buffer.alloc(0);
+    const before = socket.bytesRead - packet.length;
+    const end = packet.indexOf('\r\n');
+    const size = !hadRequest && end >= 0 ? before + end : Math.max(socket.bytesRead, MAX_HEAD_BYTES);
+    const answer = requestLineTooLarge(size);
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(answer.body)}\r\nConnection: close\r\n\r\n${answer.body}`,
+    );
+    return;
+  }
+  socket.end(
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
+      : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
+  );
 }

@@ -24,8 +24,11 @@ import { PointInTimeView, type ViewOptions } from './view.js';
 export type OpenOptions = ReaderOptions & {
   /** The default clock instant T for requests that name none: an instant, or omit for real time. */
   readonly now?: number | Date | string;
-  /** Path of an accounts file (tokens → plan, entitlements, credits); default: the local account. */
-  readonly accounts?: string;
+  /**
+   * Accounts (tokens → plan, entitlements, credits): the path of an accounts file, or an `AccountBook`;
+   * default: every request is the local account.
+   */
+  readonly accounts?: string | AccountBook;
   /** Append every request-log entry to this JSON-lines file. */
   readonly ledgerFile?: string;
   /** The token the typed functions and `at()` act for (needed only with an accounts file). */
@@ -83,7 +86,10 @@ export class Store {
     const clock = clockFor(now);
     const reader = await StoreReader.open(dir, readerOptions);
     try {
-      const book = accounts === undefined ? undefined : await AccountBook.load(accounts);
+      const book =
+        accounts === undefined || accounts instanceof AccountBook
+          ? accounts
+          : await AccountBook.load(accounts);
       const cache = new StoreCache(() => reader.dataVersion);
       const api = new Api({
         sql: reader.sql,
@@ -180,6 +186,7 @@ export class Store {
 
   /** Releases the store's DuckDB. */
   close(): void {
+    void this.api.close();
     this.reader.close();
   }
 

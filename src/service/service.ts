@@ -144,18 +144,22 @@ export class Api {
     for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v; // the last occurrence wins
     const malformed = /[&=]/.test(rawPath) || rawQuery.includes('?');
 
+    const headers = lowerCaseKeys(options?.headers);
+    const token =
+      (typeof options?.token === 'string' ? options.token : undefined) ??
+      bearer(headers['authorization']) ??
+      query['token'];
+    // The request log keeps the path only, and never a token, even one written into the path by mistake.
+    const loggedPath = withoutTokens(rawPath, token);
     let output: OutputOptions | undefined;
     let account: Account | undefined;
     try {
       output = parseOutputOptions(query);
-      const headers = lowerCaseKeys(options?.headers);
-      const token =
-        (typeof options?.token === 'string' ? options.token : undefined) ??
-        bearer(headers['authorization']) ??
-        query['token'];
       const path = rawPath.replace(/\/{2,}/g, '/');
-      if (/^\/headers\/?$/i.test(path)) return this.plain(200, echoHeaders(headers));
-      if (/^\/status\/?$/i.test(path)) return this.plain(200, this.statusBody(nowSeconds));
+      if (/^\/headers\/?$/i.test(path))
+        return this.plain(200, echoHeaders(headers), this.authenticate(token), nowSeconds);
+      if (/^\/status\/?$/i.test(path))
+        return this.plain(200, this.statusBody(nowSeconds), this.authenticate(token), nowSeconds);
       account = this.authenticate(token);
       if (account === undefined) {
         throw new MarketDataError(
@@ -179,19 +183,25 @@ export class Api {
         output,
         account,
         nowSeconds,
-        rawPath,
+        loggedPath,
         typeof options?.ip === 'string' ? options.ip : undefined,
       );
     } catch (error) {
       const failure = failureOf(error);
       const rendered = renderError(failure.body, output);
       const credits = 0;
-      const extra = account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
+      const extra: Record<string, string> =
+        account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
       // A request log that cannot be written (the fault being answered, perhaps) must not make this throw.
       const entry =
         account === undefined
           ? undefined
-          : await this.ledger.record(account, rawPath, failure.status, 0, nowSeconds).catch(() => undefined);
+          : await this.ledger
+              .record(account, loggedPath, failure.status, 0, nowSeconds)
+              .catch(() => undefined);
+      // The one-device 403 names the address the account is bound to in a header too (SDKs read it there).
+      const authorizedIp = (failure.body as Record<string, unknown>)['authorizedIP'];
+      if (typeof authorizedIp === 'string') extra['X-API-Authorized-IP'] = authorizedIp;
       return {
         status: failure.status,
         headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
@@ -308,6 +318,11 @@ export class Api {
     });
   }
 
+  /** Closes what the service holds open (its request log file). */
+  close(): Promise<void> {
+    return this.ledger.close();
+  }
+
   /** The account a token names (the local account when the service has no accounts file). */
   authenticate(token: string | undefined): Account | undefined {
     const book = this.options.accounts;
@@ -328,7 +343,7 @@ export class Api {
     output: OutputOptions,
     account: Account,
     nowSeconds: number,
-    rawPath: string,
+    loggedPath: string,
     ip: string | undefined,
   ): Promise<ApiResponse> {
     const boundIp = this.ledger.checkDevice(account, ip, nowSeconds);
@@ -348,12 +363,13 @@ export class Api {
     try {
       const evaluation = await this.evaluate(endpoint, pathParams, query, account, nowSeconds);
       const result = evaluation.result;
-      if (result === undefined) return await this.finish(account, rawPath, 204, 0, nowSeconds, '', undefined);
+      if (result === undefined)
+        return await this.finish(account, loggedPath, 204, 0, nowSeconds, '', undefined);
       if (result.kind === 'no_data') {
         const rendered = renderNoData(result, output);
         return await this.finish(
           account,
-          rawPath,
+          loggedPath,
           rendered.status,
           0,
           nowSeconds,
@@ -371,7 +387,7 @@ export class Api {
       const rendered = renderAnswer(result, fields, output);
       return await this.finish(
         account,
-        rawPath,
+        loggedPath,
         evaluation.status,
         credits,
         nowSeconds,
@@ -387,7 +403,7 @@ export class Api {
 
   private async finish(
     account: Account,
-    rawPath: string,
+    loggedPath: string,
     status: number,
     credits: number,
     nowSeconds: number,
@@ -395,7 +411,7 @@ export class Api {
     contentType: string | undefined,
     extra?: Readonly<Record<string, string>>,
   ): Promise<ApiResponse> {
-    const entry = await this.ledger.record(account, rawPath, status, credits, nowSeconds);
+    const entry = await this.ledger.record(account, loggedPath, status, credits, nowSeconds);
     const headers: Record<string, string> = { ...BASE_HEADERS, ...extra };
     if (contentType !== undefined) headers['Content-Type'] = contentType;
     Object.assign(headers, this.ledger.headers(account, nowSeconds, credits), rayHeaders(entry));
@@ -410,10 +426,19 @@ export class Api {
     }
   }
 
-  private plain(status: number, body: unknown): ApiResponse {
+  /**
+   * A free answer (`/headers/`, `/status/`): no credits, no log entry. A request whose token names an
+   * account also gets its rate-limit headers, which some official SDKs read on every success (the
+   * Python SDK's 1.3.0 fails without them).
+   */
+  private plain(status: number, body: unknown, account?: Account, nowSeconds = 0): ApiResponse {
     return {
       status,
-      headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
+      headers: {
+        ...BASE_HEADERS,
+        'Content-Type': 'application/json',
+        ...(account === undefined ? {} : this.ledger.headers(account, nowSeconds, 0)),
+      },
       body: JSON.stringify(body),
       credits: 0,
     };
@@ -475,7 +500,8 @@ function allKeys(answer: Answer): string[] {
   return answer.fields.map((f) => f.key);
 }
 
-function requestLineTooLarge(size: number): ApiResponse {
+/** The web server's HTML 400 for a request line over {@link MAX_REQUEST_LINE} bytes (specification §7). */
+export function requestLineTooLarge(size: number): ApiResponse {
   return {
     status: 400,
     headers: { 'Content-Type': 'text/html' },
@@ -501,11 +527,18 @@ function endpointParams(
   return out;
 }
 
-/** Header names in lower case; values that are not text are left out (a caller's mistake, not a crash). */
+/**
+ * Header names in lower case; values that are not text are left out, and an object that throws when read
+ * (a getter, a proxy) gives what was read before (a caller's mistake, not a crash).
+ */
 function lowerCaseKeys(headers: unknown): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (headers === null || typeof headers !== 'object') return out;
-  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  try {
+    for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
+  } catch {
+    // keep what was read
+  }
   return out;
 }
 
@@ -549,6 +582,20 @@ function invalidNow(now: unknown): ApiResponse {
     body: JSON.stringify({ s: 'error', errmsg }),
     credits: 0,
   };
+}
+
+/** The token-shaped parts of a path a request log may not keep: `token=…` and the request's own token. */
+const TOKEN_PARAMETER = /(token=)[^&/?#;]*/gi;
+
+/** A path fit for the request log: `token=` values and the request's token (8+ characters) replaced. */
+export function withoutTokens(path: string, token: string | undefined): string {
+  let out = path.replace(TOKEN_PARAMETER, '$1[redacted]');
+  if (token !== undefined && token.length >= 8) {
+    out = out.split(token).join('[redacted]');
+    const escaped = encodeURIComponent(token);
+    if (escaped !== token) out = out.split(escaped).join('[redacted]');
+  }
+  return out;
 }
 
 function bearer(value: string | undefined): string | undefined {

@@ -130,9 +130,11 @@ export class SqlSession {
     sql: string,
     params?: SqlParams,
   ): Promise<{ names: string[]; columns: Float64Array[] }> {
-    let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
+    // Materialized, not streamed: a streamed result is cut short, silently, by the next statement the
+    // connection runs, and concurrent requests share the connection.
+    let result: Awaited<ReturnType<DuckDBConnection['run']>>;
     try {
-      result = await this.connection.stream(sql, params as never);
+      result = await this.connection.run(sql, params as never);
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -142,9 +144,9 @@ export class SqlSession {
     if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
     const chunks = [];
     let rows = 0;
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (chunk === null || chunk === undefined || chunk.rowCount === 0) break;
+    for (let i = 0; i < result.chunkCount; i++) {
+      const chunk = result.getChunk(i);
+      if (chunk.rowCount === 0) continue;
       chunks.push(chunk);
       rows += chunk.rowCount;
     }

@@ -62,6 +62,11 @@ describe('pitchain serve with an accounts file, over a real port', () => {
       string
     >;
     expect(headers['authorization']).toBe(`Bearer ${'*'.repeat(PAID.length - 4)}${PAID.slice(-4)}`);
+    // Free answers: the rate-limit headers of the account a token names, none without one.
+    const withToken = await get('/status/', { Authorization: `Bearer ${PAID}` });
+    const without = await get('/status/');
+    expect([withToken.status, withToken.headers.get('x-api-ratelimit-limit')]).toEqual([200, '100000']);
+    expect([without.status, without.headers.get('x-api-ratelimit-limit')]).toEqual([200, null]);
     const user = (await (await get('/user/', { Authorization: `Bearer ${PAID}` })).json()) as Record<
       string,
       unknown

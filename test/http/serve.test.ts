@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
 import { ensureBuilt } from '../helpers/build.js';
@@ -6,20 +5,6 @@ import { type ServerProcess, startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const ADMIN = 'admin-token-for-tests';
-
-/** Sends raw bytes on a TCP socket and returns everything the server answers before closing. */
-function rawRequest(url: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
-    let answer = '';
-    socket.on('data', (chunk) => {
-      answer += chunk.toString();
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 describe('pitchain serve', () => {
   let server: ServerProcess;
@@ -59,16 +44,6 @@ describe('pitchain serve', () => {
     expect(options.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS');
     const post = await fetch(`${server.url}/v1/options/chain/SPY/`, { method: 'POST' });
     expect(post.status).toBe(405);
-  });
-
-  it('gives a request line over 4094 bytes the specification HTML 400, on a raw socket', async () => {
-    const path = `/v1/options/chain/SPY/?x=${'a'.repeat(4100)}`;
-    const answer = await rawRequest(
-      server.url,
-      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
-    );
-    expect(answer.startsWith('HTTP/1.1 400')).toBe(true);
-    expect(answer).toContain('Request Line is too large');
   });
 
   it('lets a request set its clock only with the admin token', async () => {

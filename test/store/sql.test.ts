@@ -55,6 +55,19 @@ describe('SqlSession', () => {
     expect(await sql.rowCounts([])).toEqual([]);
   });
 
+  it('reads numeric columns whole while other statements run on the same connection', async () => {
+    // Several requests share one connection: a statement started between the chunks of another's result
+    // must not cut that result short (a read-ahead block once came back empty that way).
+    const numbers = (n: number) => sql.doubleColumns(`SELECT CAST(i AS DOUBLE) AS i FROM range(${n}) t(i)`);
+    const [big, answer, other] = await Promise.all([
+      numbers(300_000),
+      sql.value('SELECT 42'),
+      numbers(200_000),
+    ]);
+    expect([big.columns[0]!.length, answer, other.columns[0]!.length]).toEqual([300_000, 42, 200_000]);
+    expect([big.columns[0]![299_999], other.columns[0]![199_999]]).toEqual([299_999, 199_999]);
+  });
+
   it('wraps a failing statement in a StoreError that carries the SQL', async () => {
     const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);

@@ -4,8 +4,10 @@
  *
  * The store keeps bars, not NBBO quotes, so a quote is built from the bars known at the as-of: `last` is
  * the close of the latest bar known and `updated` the instant it became known (a minute bar's end, a
- * daily bar's close); `bid`, `ask`, their sizes and `mid` are null (no quote data is stored, and a
- * made-up spread would be a lie); `change`/`changepct` compare `last` with the previous session's close
+ * daily bar's close). No bid or ask is stored, yet the service's clients require numbers there (the
+ * official SDKs refuse a null): `bid`, `ask` and `mid` are that last price and `bidSize`/`askSize` are 0,
+ * a quote with no displayed size on either side, which no spread can be read from (no spread is made
+ * up); `change`/`changepct` compare `last` with the previous session's close
  * (split-adjusted, a fraction for changepct, both to 4 decimals); `volume` is the session's volume so far.
  * `52week=true` (single-symbol requests only, as the service) adds the high and low of the daily bars of
  * the year ending at the quote's session; `candle=true` adds the session's `o,h,l,c` so far. `extended`
@@ -73,7 +75,8 @@ async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promi
     return snapshot === undefined ? [] : [snapshot];
   });
   if (found.length === 0) return single ? SYMBOL_NOT_FOUND : { kind: 'no_data' };
-  const nulls = found.map(() => null);
+  const lasts = found.map((q) => q.last);
+  const noSize = found.map(() => 0);
   const fields: Field[] = [
     field(
       'symbol',
@@ -81,17 +84,12 @@ async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promi
       'string',
       found.map((q) => q.symbol),
     ),
-    field('ask', 'Ask', 'number', nulls),
-    field('askSize', 'Ask Size', 'integer', nulls),
-    field('bid', 'Bid', 'number', nulls),
-    field('bidSize', 'Bid Size', 'integer', nulls),
-    field('mid', 'Mid', 'number', nulls),
-    field(
-      'last',
-      'Last',
-      'number',
-      found.map((q) => q.last),
-    ),
+    field('ask', 'Ask', 'number', lasts),
+    field('askSize', 'Ask Size', 'integer', noSize),
+    field('bid', 'Bid', 'number', lasts),
+    field('bidSize', 'Bid Size', 'integer', noSize),
+    field('mid', 'Mid', 'number', lasts),
+    field('last', 'Last', 'number', lasts),
     field(
       'change',
       'Change $',

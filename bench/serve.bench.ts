@@ -1,0 +1,334 @@
+/**
+ * Serve benchmark: `pitchain serve` on the embedded sample, in its own process as users run it (the
+ * built CLI), loaded over keep-alive HTTP from this process. It measures the front-month chain over
+ * distinct sessions in random order (no response-cache help) against the same requests through
+ * `store.request` in process, repeated requests (the response cache's path), and a 60-second load of
+ * 64 connections over a mix of endpoints: errors, p50/p99 latency, and the server's RSS after the run
+ * against after its warm-up.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { join } from 'node:path';
+import { openStore } from '../src/library/store.js';
+import { sessionsBetween } from '../src/market-time/index.js';
+import { ensureBuilt } from '../test/helpers/build.js';
+import { type BenchContext, defineBenchmark, perSecond, ratioRow, summarise } from './lib.js';
+
+const NOW = '2020-12-31T15:45:00-05:00';
+/** Every session of the sample but the last (a dated request needs a past session). */
+const SESSIONS = sessionsBetween('2019-01-02', '2020-12-30');
+const LOAD_SECONDS = Number(process.env['SERVE_BENCH_SECONDS'] ?? 60);
+
+/** A seeded shuffle (the same order every run). */
+function shuffled<T>(items: readonly T[], seed = 20_200_316): T[] {
+  const out = [...items];
+  let state = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+const frontMonth = (session: string) => `/v1/options/chain/SPY/?date=${session}`;
+
+/** A mix of the API's endpoints over the sample, dated and current (some answered from the cache). */
+function mixTarget(i: number): string {
+  const session = SESSIONS[(i * 7919) % SESSIONS.length]!;
+  switch (i % 8) {
+    case 0:
+      return frontMonth(session);
+    case 1:
+      return `/v1/options/chain/AAPL/?date=${session}&side=call&strikeLimit=4`;
+    case 2:
+      return '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=5';
+    case 3:
+      return `/v1/options/expirations/SPX/?date=${session}`;
+    case 4:
+      return `/v1/stocks/candles/D/SPY/?from=2019-01-02&to=${session}`;
+    case 5:
+      return '/v1/stocks/quotes/?symbols=SPY,AAPL';
+    case 6:
+      return `/v1/options/strikes/SPY/?date=${session}`;
+    default:
+      return '/v1/markets/status/?from=2020-01-01&to=2020-12-31';
+  }
+}
+
+type Server = { child: ChildProcess; url: string };
+
+/**
+ * The accounts the load is spread over: the service allows an account 50 requests in flight, so 64
+ * connections of one account would mostly measure 429s. Four paid accounts with credits to spare.
+ */
+const TOKENS = ['bench-token-a1', 'bench-token-b2', 'bench-token-c3', 'bench-token-d4'];
+
+async function startServer(repoRoot: string, accounts: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'dist/cli/bin.js'),
+      'serve',
+      '--store',
+      join(repoRoot, 'data/sample'),
+      '--port',
+      '0',
+      '--now',
+      NOW,
+      '--no-log',
+      '--accounts',
+      accounts,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+function residentMb(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) / 1024;
+}
+
+/**
+ * One kept-alive connection that sends a GET, reads its answer (by Content-Length, or to the end of a
+ * chunked body) and resolves with the status; a light client, so that the server is what is measured.
+ */
+class Connection {
+  private buffer = Buffer.alloc(0);
+  private waiting: ((status: number) => void) | undefined;
+  private readonly socket: net.Socket;
+
+  constructor(
+    port: number,
+    private readonly token: string,
+  ) {
+    this.socket = net.connect(port, '127.0.0.1');
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.take();
+    });
+    const fail = () => {
+      this.waiting?.(0);
+      this.waiting = undefined;
+    };
+    this.socket.on('error', fail);
+    this.socket.on('close', fail);
+  }
+
+  get(target: string): Promise<number> {
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.socket.write(
+        `GET ${target} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${this.token}\r\n\r\n`,
+      );
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private take(): void {
+    const end = this.buffer.indexOf('\r\n\r\n');
+    if (end < 0 || this.waiting === undefined) return;
+    const head = this.buffer.subarray(0, end).toString('latin1');
+    const length = /^content-length: *(\d+)$/im.exec(head)?.[1];
+    let total: number;
+    if (length !== undefined) total = end + 4 + Number(length);
+    else if (/^transfer-encoding: *chunked$/im.test(head)) {
+      const last = this.buffer.indexOf('\r\n0\r\n\r\n', end);
+      const empty = this.buffer.subarray(end + 4, end + 9).toString() === '0\r\n\r\n';
+      if (last < 0 && !empty) return;
+      total = empty ? end + 9 : last + 7;
+    } else total = end + 4;
+    if (this.buffer.length < total) return;
+    this.buffer = this.buffer.subarray(total);
+    const resolve = this.waiting;
+    this.waiting = undefined;
+    resolve(Number(head.slice(9, 12)));
+  }
+}
+
+type Load = {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latenciesMs: number[];
+  statuses: Map<number, number>;
+};
+
+/** A load's statuses as `200×12 404×1`, to see at a glance that the answers are the expected ones. */
+function statusText(run: Load): string {
+  return [...run.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
+}
+
+/**
+ * Sends targets from `next` over `connections` kept-alive connections until it returns undefined or
+ * `seconds` pass. An error is a failed connection or a status of 500 and above.
+ */
+async function load(
+  base: string,
+  connections: number,
+  next: (i: number) => string | undefined,
+  seconds = Number.POSITIVE_INFINITY,
+): Promise<Load> {
+  const port = Number(new URL(base).port);
+  const latenciesMs: number[] = [];
+  const statuses = new Map<number, number>();
+  let errors = 0;
+  let issued = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const worker = async (n: number) => {
+    const connection = new Connection(port, TOKENS[n % TOKENS.length]!);
+    try {
+      for (;;) {
+        if (performance.now() > deadline) return;
+        const target = next(issued++);
+        if (target === undefined) return;
+        const sent = performance.now();
+        const status = await connection.get(target);
+        latenciesMs.push(performance.now() - sent);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status === 0 || status >= 500) errors++;
+        if (status === 0) return;
+      }
+    } finally {
+      connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, (_, n) => worker(n)));
+  return {
+    requests: latenciesMs.length,
+    errors,
+    seconds: (performance.now() - started) / 1000,
+    latenciesMs,
+    statuses,
+  };
+}
+
+/** The same targets through `store.request` in process, `parallel` at a time: requests per second. */
+async function inProcess(repoRoot: string, targets: readonly string[], parallel: number): Promise<number> {
+  const store = await openStore(join(repoRoot, 'data/sample'), { now: NOW, threads: 2 });
+  try {
+    await store.request(targets[0]!);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next < targets.length) {
+          const response = await store.request(targets[next++]!);
+          if (response.status >= 500) throw new Error(`${response.status} in process`);
+        }
+      }),
+    );
+    return perSecond(targets.length, performance.now() - started);
+  } finally {
+    store.close();
+  }
+}
+
+export default defineBenchmark({
+  name: 'serve',
+  description: `pitchain serve over HTTP on the sample: chains, the cache path, a ${LOAD_SECONDS}-second mixed load`,
+  async run(ctx: BenchContext) {
+    await ensureBuilt();
+    const distinct = shuffled(SESSIONS).map(frontMonth);
+
+    const accounts = join(await ctx.tempDir('pitchain-bench-serve-'), 'accounts.json');
+    const paid = { plan: 'prime', opra: true, credits: { limit: 1_000_000_000_000, period: 'day' } };
+    await writeFile(accounts, JSON.stringify(Object.fromEntries(TOKENS.map((token) => [token, paid]))));
+    const server = await startServer(ctx.repoRoot, accounts);
+    const pid = server.child.pid!;
+    try {
+      ctx.log('front-month chains over distinct sessions, over HTTP (32 connections)');
+      await load(server.url, 4, (i) => (i < 20 ? distinct[i] : undefined));
+      const chains = await load(server.url, 32, (i) => distinct[i]);
+      const chainRate = chains.requests / chains.seconds;
+
+      ctx.log('one request repeated: the response cache');
+      const repeated = '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=5';
+      await load(server.url, 32, (i) => (i < 1000 ? repeated : undefined));
+      const cached = await load(server.url, 32, () => repeated, 10);
+      const cachedRate = cached.requests / cached.seconds;
+
+      ctx.log(`mixed load: ${LOAD_SECONDS} s over 64 connections`);
+      await load(server.url, 64, mixTarget, Math.min(10, LOAD_SECONDS / 6));
+      const warmMb = residentMb(pid);
+      const mixed = await load(server.url, 64, mixTarget, LOAD_SECONDS);
+      const afterMb = residentMb(pid);
+      const latency = summarise(mixed.latenciesMs);
+      const sorted = [...mixed.latenciesMs].sort((a, b) => a - b);
+      const p99 = sorted[Math.max(0, Math.ceil(0.99 * sorted.length) - 1)]!;
+
+      server.child.kill('SIGTERM');
+      // In process last: a store opened in this process keeps DuckDB's threads, which would compete with
+      // the server for the cores during the HTTP runs.
+      ctx.log('front-month chains over distinct sessions, in process');
+      const baseline = await inProcess(ctx.repoRoot, distinct, 32);
+
+      return [
+        ratioRow({
+          name: 'serve: front-month chain, distinct sessions, HTTP vs in process',
+          ours: chainRate,
+          baseline,
+          unit: 'req/s',
+          target: '≥ 0.7× baseline throughput',
+          note: `${chains.requests} sessions in random order, keep-alive, 32 connections; ${statusText(chains)}`,
+        }),
+        ratioRow({
+          name: 'serve: front-month chain, distinct sessions',
+          ours: chainRate,
+          unit: 'req/s',
+          target: '≥ 500 req/s',
+        }),
+        ratioRow({
+          name: 'serve: one request repeated (response cache)',
+          ours: cachedRate,
+          unit: 'req/s',
+          target: '≥ 5000 req/s',
+          note: `${cached.requests} in ${cached.seconds.toFixed(1)} s; ${statusText(cached)}`,
+        }),
+        ratioRow({
+          name: `serve: mixed load, ${LOAD_SECONDS} s at 64 connections, errors`,
+          ours: mixed.errors,
+          unit: 'errors',
+          target: '≤ 0 errors',
+          note: `${mixed.requests} requests, ${(mixed.requests / mixed.seconds).toFixed(0)} req/s; ${statusText(mixed)}`,
+        }),
+        ratioRow({
+          name: 'serve: mixed load p50 latency',
+          ours: latency.p50Ms,
+          unit: 'ms',
+          target: '≤ 1000 ms',
+          note: `p99 ${p99.toFixed(1)} ms`,
+        }),
+        ratioRow({
+          name: 'serve: server RSS after the load vs after warm-up',
+          ours: afterMb,
+          baseline: warmMb,
+          unit: 'MB',
+          target: '≤ 1.1× baseline',
+        }),
+      ];
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+  },
+});
