@@ -157,6 +157,6 @@ describe('pitchain verify', () => {
     ]);
     const help = await pitchain('verify', '--help');
     expect(help.code).toBe(0);
-    expect(help.stdout.trimEnd()).toMatch(/Examples:\n {2}pitchain verify --store data\/sample\n.+$/);
+    expect(help.stdout.trimEnd()).toMatch(/Examples:\n {2}\$ pitchain verify --store data\/sample\n.+$/);
   });
 });
