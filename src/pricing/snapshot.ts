@@ -8,21 +8,16 @@ import { InvalidInputError } from '../errors.js';
 import type { ExerciseStyle } from '../market-time/index.js';
 import type { OptionSide } from '../occ/index.js';
 import { americanValuation, earlyExerciseCanPay } from './american.js';
-import {
-  europeanValuation,
-  type MutableValuation,
-  type OptionTerms,
-  valuationOnForward,
-} from './european.js';
+import { type MutableValuation, type OptionTerms, valuationOnForward } from './european.js';
 import {
   americanImpliedVolatility,
   emptyNormalizedTerms,
-  europeanImpliedVolatility,
   impliedFromNormalized,
   impliedNearLast,
   normalizeTerms,
   type PremiumMemo,
 } from './implied-volatility.js';
+import { impliedVolatility, optionValuation } from './models.js';
 
 /**
  * A continuous rate or yield (0.05 = 5 %): a constant, or a dated series as a function of the quote
@@ -360,36 +355,14 @@ export type GreekColumns = {
  * rounded as the service prints them; all null when either cannot be had.
  */
 export function greekColumns(terms: OptionTerms, iv: number | null, price: number | null): GreekColumns {
-  const { spot, strike, years, rate } = terms;
-  const carry = rate - (terms.dividendYield ?? 0);
   const nothing = { iv: null, delta: null, gamma: null, theta: null, vega: null };
-  if (!(spot > 0 && strike > 0 && years > 0) || !Number.isFinite(carry)) return nothing;
-  if (
-    !(
-      spot < Number.POSITIVE_INFINITY &&
-      strike < Number.POSITIVE_INFINITY &&
-      years < Number.POSITIVE_INFINITY
-    )
-  ) {
-    return nothing;
-  }
-  const isCall = terms.side === 'call';
-  const vol =
-    iv !== null && iv > 0
-      ? iv
-      : price === null
-        ? Number.NaN
-        : europeanImpliedVolatility(
-            isCall,
-            spot * Math.exp(carry * years),
-            strike,
-            years,
-            Math.exp(-rate * years),
-            price,
-          );
-  if (!(vol > 0 && vol < Number.POSITIVE_INFINITY)) return nothing;
-  const out: MutableValuation = { price: 0, delta: 0, gamma: 0, theta: 0, vega: 0 };
-  europeanValuation(isCall, spot, strike, years, rate, carry, vol, out);
+  const { spot, strike, years } = terms;
+  const finite = (value: number) => value > 0 && value < Number.POSITIVE_INFINITY;
+  const carry = terms.rate - (terms.dividendYield ?? 0);
+  if (!(finite(spot) && finite(strike) && finite(years)) || !Number.isFinite(carry)) return nothing;
+  const vol = iv !== null && iv > 0 ? iv : price === null ? null : impliedVolatility(terms, price);
+  if (vol === null || !finite(vol)) return nothing;
+  const out = optionValuation(terms, vol);
   return {
     iv: roundGreek(vol),
     delta: roundGreek(out.delta),
