@@ -9,6 +9,7 @@ import type { ContractTerms } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
 import {
   etWallToSeconds,
+  isIndexRoot,
   sessionCloseSeconds,
   sessionOpenSeconds,
   sessionsBetween,
@@ -26,20 +27,6 @@ import type {
   Strategy,
   StrategyContext,
 } from './types.js';
-
-/** Index roots settle in cash; the rest deliver shares. */
-const CASH_SETTLED_UNDERLYINGS = new Set([
-  'SPX',
-  'NDX',
-  'RUT',
-  'XSP',
-  'VIX',
-  'DJX',
-  'OEX',
-  'XEO',
-  'MXEF',
-  'MXEA',
-]);
 
 /** Types a strategy (an identity function: the types are the help). */
 export function defineStrategy(strategy: Strategy): Strategy {
@@ -106,7 +93,6 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     if (orders.length > 0) {
       const fillView = execution.fillAt === 'next' ? store.at(close, { policy: 'strict', greeks }) : view;
       await fillOrders(orders, session, execution.fillAt === 'next' ? close : now, fillView);
-      await markAt(view);
     }
     equity.push({
       session,
@@ -161,10 +147,13 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         if (quote !== undefined) portfolio.mark(t.symbol, markOf(quote), quote.time);
       }
     }
-    for (const symbol of portfolio.stockSymbols()) {
-      const quote = await market.stockClose(symbol, view.asOfSeconds, sessions[0]!, sessions.at(-1)!);
-      if (quote !== undefined) portfolio.mark(symbol, markOf(quote), quote.time);
-    }
+    for (const symbol of portfolio.stockSymbols()) await markShares(symbol, view.asOfSeconds);
+  }
+
+  /** Marks shares at the latest daily close known at `at`. */
+  async function markShares(symbol: string, at: number): Promise<void> {
+    const quote = await market.stockClose(symbol, at, sessions[0]!, sessions.at(-1)!);
+    if (quote !== undefined) portfolio.mark(symbol, markOf(quote), quote.time);
   }
 
   /** Fills the orders at the quotes of `view` (the decision's, or the close's), rejecting what cannot fill. */
@@ -180,53 +169,39 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
     const termsBySymbol = new Map(terms.map((t) => [t.symbol, t]));
     const quotes = await market.optionQuotes(view, terms);
     for (const order of valid) {
-      const option = termsBySymbol.get(order.symbol);
+      let instrument: Parameters<Portfolio['fill']>[2];
+      let quote: Quote | undefined;
       if (isOccSymbol(order.symbol)) {
-        if (option === undefined) {
-          rejected.push({ ...order, session, reason: 'the store lists no such contract' });
+        const option = termsBySymbol.get(order.symbol);
+        const refusal =
+          option === undefined
+            ? 'the store lists no such contract'
+            : option.expiration < session
+              ? 'the contract has expired'
+              : undefined;
+        if (refusal !== undefined) {
+          rejected.push({ ...order, session, reason: refusal });
           continue;
         }
-        if (option.expiration < session) {
-          rejected.push({ ...order, session, reason: 'the contract has expired' });
-          continue;
-        }
-        const price = quoteFill(quotes.get(order.symbol), order);
-        if (price === null) {
-          rejected.push({ ...order, session, reason: 'no quote to fill at' });
-          continue;
-        }
-        portfolio.fill(
-          session,
-          time,
-          { kind: 'option', terms: option },
-          order.quantity,
-          price,
-          roundCash(Math.abs(order.quantity) * execution.optionCommission),
-          'order',
-          order.tag,
-        );
+        instrument = { kind: 'option', terms: option! };
+        quote = quotes.get(order.symbol);
       } else {
-        const price = quoteFill(await market.stockQuote(view, order.symbol), order);
-        if (price === null) {
-          rejected.push({ ...order, session, reason: 'no quote to fill at' });
-          continue;
-        }
-        portfolio.fill(
-          session,
-          time,
-          { kind: 'stock', symbol: order.symbol },
-          order.quantity,
-          price,
-          roundCash(Math.abs(order.quantity) * execution.stockCommission),
-          'order',
-          order.tag,
-        );
+        instrument = { kind: 'stock', symbol: order.symbol };
+        quote = await market.stockQuote(view, order.symbol);
       }
+      const price = quote === undefined ? null : fillPrice(quote, order.quantity, execution);
+      if (price === null) {
+        rejected.push({ ...order, session, reason: 'no quote to fill at' });
+        continue;
+      }
+      const perUnit = instrument.kind === 'option' ? execution.optionCommission : execution.stockCommission;
+      const commission = roundCash(Math.abs(order.quantity) * perUnit);
+      portfolio.fill(session, time, instrument, order.quantity, price, commission, 'order', order.tag);
+      // Marked as the decision's marks are: an option at the quote it filled against, shares at the
+      // latest daily close (no second request for what was just read).
+      if (instrument.kind === 'option') portfolio.mark(order.symbol, markOf(quote!), quote!.time);
+      else await markShares(order.symbol, view.asOfSeconds);
     }
-  }
-
-  function quoteFill(quote: Quote | undefined, order: Order): number | null {
-    return quote === undefined ? null : fillPrice(quote, order.quantity, execution);
   }
 
   /** Settles expiring contracts at their underlying's settlement value (cash, or delivery of shares). */
@@ -249,7 +224,7 @@ export async function backtest(options: BacktestOptions): Promise<BacktestReport
         t.underlying,
         t.expiration,
         settlement?.value ?? 0,
-        CASH_SETTLED_UNDERLYINGS.has(t.underlying),
+        isIndexRoot(t.root),
       );
     }
   }
