@@ -103,11 +103,6 @@ export class MarketReader {
     return { bid, ask, last: column('last'), mid: column('mid'), time: column('updated') };
   }
 
-  /** A contract's terms as the store lists them, or undefined when it lists no such contract. */
-  async contractTerms(symbol: string): Promise<ContractTerms | undefined> {
-    return (await this.store.contracts([symbol]))[0];
-  }
-
   /**
    * The settlement value of an underlying on its expiration session: the opening price (`AM`) or the
    * closing price (`PM`) from the store's daily bars; without bars, the close the option snapshots of
