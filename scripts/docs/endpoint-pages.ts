@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../src/library/store.js';
 import { fixedClock, formatInstant } from '../../src/market-time/index.js';
 import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { ENDPOINTS } from '../../src/query/endpoints/index.js';
+import { isOptionAnswer } from '../../src/query/endpoints/option-answer.js';
 import { type ParamShape, paramShapes } from '../../src/query/params.js';
 import type { Answer, Billing, Endpoint, FieldKind } from '../../src/query/types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, UNIVERSAL_KEYS } from '../../src/service/format.js';
@@ -268,7 +269,7 @@ function renderPage(
     Object.keys(text.fields),
     problems,
   );
-  const optionRows = runs.some((run) => run.answer?.optionRecords !== undefined);
+  const optionRows = runs.some((run) => run.answer !== undefined && isOptionAnswer(run.answer));
   const rows = fields.map((field) => {
     const words: FieldText = text.fields[field.key] ?? { unit: '', meaning: '' };
     const type = `${field.kind}${field.scalar ? ' (one value)' : ''}`;

@@ -5,6 +5,7 @@
 import { creditsFor } from '../billing/credits.js';
 import { MarketDataError } from '../errors.js';
 import type { LookAheadField } from '../pit/policy.js';
+import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { OPTION_COLUMNS } from '../query/options/columns.js';
 import type { Answer, EndpointResult, FieldKind, Mode } from '../query/types.js';
 import { failureOf } from '../service/errors.js';
@@ -76,7 +77,7 @@ export function toResult<C extends Columns>(
       ...(result.greeksComputed ? { greeks: 'computed' as const } : {}),
     },
     kinds,
-    result.optionRecords,
+    isOptionAnswer(result) ? result.optionRecords : undefined,
   );
 }
 

@@ -11,6 +11,7 @@ import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/
 import type { AsOf } from '../pit/as-of.js';
 import { knownAtByFamily, OPTION_FIELD_KNOWN_AT } from '../pit/known-at.js';
 import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
+import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
 import type { Answer, EndpointResult, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
@@ -136,7 +137,9 @@ export class PointInTimeView {
     let replaced: ReadonlyMap<string, readonly unknown[]> | undefined;
     if (result?.kind === 'ok') {
       try {
-        const symbols = result.optionRecords?.map((record) => record.optionSymbol);
+        const symbols = isOptionAnswer(result)
+          ? result.optionRecords.map((record) => record.optionSymbol)
+          : undefined;
         const verdict = judge(T, this.policy, judgedColumns(result), symbols);
         lookAhead.push(...verdict.lookAhead);
         replaced = verdict.columns;
@@ -196,8 +199,8 @@ function datedSession(text: string, nowSeconds: number): string {
  * (a withheld volume counts as served, known at its stamp), the answer's latest known-at for the rest.
  */
 function judgedColumns(answer: Answer): JudgedColumn[] {
-  const records = answer.optionRecords;
-  if (records !== undefined) {
+  if (isOptionAnswer(answer)) {
+    const records = answer.optionRecords;
     // One column per known-at family, shared by the fields of the family.
     const families = knownAtByFamily(records);
     return answer.fields.map((field) => {

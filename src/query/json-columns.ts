@@ -4,7 +4,9 @@
  * bytes of the rows a request keeps makes a repeated or filtered answer cost a memory copy instead of a
  * `JSON.stringify` of every value (which is most of a large chain's time).
  */
-import type { FieldKind } from './types.js';
+
+/** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
+export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
 
 /** The JSON array text of a column (`[v0,v1,…]`) and, once a subset is asked for, where each value starts. */
 type RenderedColumn = { readonly bytes: Buffer; starts: Uint32Array | undefined };

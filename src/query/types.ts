@@ -12,14 +12,15 @@ import type { Clock } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import type { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
-import type { JsonColumn } from './json-columns.js';
-import type { GreeksSource } from './options/computed-greeks.js';
-import type { OptionRecord } from './options/records.js';
+import type { FieldKind, JsonColumn } from './json-columns.js';
 
-export type { AsOf, GreeksSource };
+export type { AsOf, FieldKind };
 
-/** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
-export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
+/**
+ * Where option answers' IV and Greeks come from: the store's vendor figures, or computed from the quotes.
+ * A setting of the whole service that every endpoint receives; only the option endpoints read it.
+ */
+export type GreeksSource = 'vendor' | 'computed';
 
 /** One column of a columnar answer: the API key, its human-mode key, its kind and one value per row. */
 export type Field = {
@@ -70,11 +71,9 @@ export type Answer = {
    */
   readonly rawBody?: Readonly<Record<string, unknown>>;
   /**
-   * For option rows (chain, option quotes): the records behind the fields, in the same order, with the
-   * known-at instants of every field family and any withheld value (the backtest face judges them).
+   * Set when the IV and Greeks served were computed from the quotes, not the vendor's (`greeks: 'computed'`):
+   * the service says so in a header. (Option answers carry more: `OptionAnswer`, beside the option endpoints.)
    */
-  readonly optionRecords?: readonly OptionRecord[];
-  /** Set when the IV and Greeks served were computed from the quotes, not the vendor's (`greeks: 'computed'`). */
   readonly greeksComputed?: true;
 };
 
@@ -86,8 +85,8 @@ export type NoData = {
   readonly prevTime?: number | null;
 };
 
-/** What an endpoint returns; refusals are thrown as `MarketDataError`. */
-export type EndpointResult = Answer | NoData;
+/** What an endpoint returns (an answer of kind `A`, or no data); refusals are thrown as `MarketDataError`. */
+export type EndpointResult<A extends Answer = Answer> = A | NoData;
 
 /** The mode the request runs in after defaults and entitlements. */
 export type Mode = 'live' | 'delayed' | 'eod' | 'historical' | 'cached';

@@ -27,6 +27,7 @@ import {
   numberParam,
 } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import type { OptionAnswer } from './option-answer.js';
 
 function chainSchema(clock: Clock) {
   const price = numberParam().optional();
@@ -233,7 +234,7 @@ function filterRecords(records: readonly OptionRecord[], params: ChainParams): r
   return kept;
 }
 
-async function answerChain(ctx: EndpointContext): Promise<EndpointResult> {
+async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionAnswer>> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const { scope, symbol, underlying, root } = scopeOfSymbol(ctx.path['underlying']);

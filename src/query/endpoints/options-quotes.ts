@@ -16,7 +16,8 @@ import { compareRecords, type OptionRecord, toRecords } from '../options/records
 import { closedSession, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
 import { badCombination, clockedParser, dayParam, integerParam } from '../params.js';
-import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import type { Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
+import type { OptionAnswer } from './option-answer.js';
 
 function quotesSchema(clock: Clock) {
   return z.object({
@@ -38,7 +39,7 @@ async function rangeRecords(
   ctx: EndpointContext,
   scope: Extract<Scope, { optionSymbol: string }>,
   params: QuotesParams,
-): Promise<OptionRecord[] | EndpointResult> {
+): Promise<OptionRecord[] | NoData> {
   const today = toEtDate(ctx.nowSeconds);
   const upper = params.to !== undefined && params.to < today ? params.to : today;
   const lower = params.from;
@@ -62,7 +63,7 @@ async function rangeRecords(
   return toRecords(rows, { kind: 'dated', session: sessions[0]! });
 }
 
-async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult> {
+async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<OptionAnswer>> {
   const closed = closedSession(ctx.asOf);
   if (closed !== undefined) return closed;
   const optionSymbol = (ctx.path['optionSymbol'] ?? '').trim().toUpperCase();

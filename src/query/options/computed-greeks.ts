@@ -7,10 +7,10 @@
  */
 import { exerciseStyleOf } from '../../market-time/index.js';
 import { computeSnapshotGreeks, yearsBetween } from '../../pricing/index.js';
+import type { GreeksSource } from '../types.js';
 import type { OptionRecord } from './records.js';
 
-/** Where the IV and Greeks of an answer come from: the store's vendor figures, or computed from the quotes. */
-export type GreeksSource = 'vendor' | 'computed';
+export type { GreeksSource };
 
 /** An option record with computed IV and Greeks, and the IVs of its bid and ask. */
 export type ComputedRecord = OptionRecord & { readonly ivBid: number | null; readonly ivAsk: number | null };

@@ -1,0 +1,17 @@
+/**
+ * What the option endpoints (chain, option quotes) answer beyond the generic contract of `../types.ts`: the
+ * records behind the fields, which the backtest face judges field family by field family.
+ */
+import type { OptionRecord } from '../options/records.js';
+import type { Answer } from '../types.js';
+
+/** An option answer: its fields, and the records behind them in the same order. */
+export type OptionAnswer = Answer & {
+  /** The records with the known-at instants of every field family and any withheld value. */
+  readonly optionRecords: readonly OptionRecord[];
+};
+
+/** Whether an answer is an option answer (it carries its records). */
+export function isOptionAnswer(answer: Answer): answer is OptionAnswer {
+  return Object.hasOwn(answer, 'optionRecords');
+}
