@@ -17,7 +17,7 @@ import { fixedClock, formatInstant } from '../../src/market-time/index.js';
 import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { ENDPOINTS } from '../../src/query/endpoints/index.js';
 import { isOptionAnswer } from '../../src/query/endpoints/option-answer.js';
-import { type ParamShape, paramShapes } from '../../src/query/params.js';
+import { type ParamShape, paramNames, paramShapes } from '../../src/query/params.js';
 import type { Answer, Billing, Endpoint, FieldKind } from '../../src/query/types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, UNIVERSAL_KEYS } from '../../src/service/format.js';
 import { entitlementCap } from '../../src/service/modes.js';
@@ -323,12 +323,7 @@ function parameterRows(
     }
   }
   const dated = endpoints.some((e) => e.dated);
-  const listed = [...new Set(endpoints.flatMap((e) => e.params))];
-  const names = [...new Set([...(dated ? ['date'] : []), ...listed, ...shapes.keys()])];
-  for (const name of shapes.keys()) {
-    if (!listed.includes(name))
-      problems.push(`${key}: schema parameter ${name} is missing from the endpoint's params`);
-  }
+  const names = [...new Set(endpoints.flatMap(paramNames))];
   compareKeys(`${key} parameters`, names, Object.keys(text.params), problems);
   return names.map((name) => {
     const words = text.params[name] ?? { meaning: '' };

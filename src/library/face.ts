@@ -15,6 +15,7 @@ import type {
   MarketStatusParams,
   OptionColumns,
   OptionQuotesParams,
+  StockPricesParams,
   StockQuotesParams,
   StrikesParams,
 } from './params.js';
@@ -84,7 +85,7 @@ export function stockFunctions(ask: Ask) {
       return ask<GenericColumns>({ service: route.service, path: route.path, params: all }, options);
     },
     /** `/v1/stocks/prices/{symbol}/` or `?symbols=`: mid prices of one or several stocks. */
-    prices: (symbols: string | readonly string[], params: StockQuotesParams = {}, options?: CallOptions) => {
+    prices: (symbols: string | readonly string[], params: StockPricesParams = {}, options?: CallOptions) => {
       const route = listed('/v1/stocks/prices/', symbols);
       const all = 'symbols' in route ? { ...params, symbols: route.symbols } : params;
       return ask<GenericColumns>({ service: route.service, path: route.path, params: all }, options);

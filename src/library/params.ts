@@ -82,11 +82,16 @@ export type CandlesParams = CommonParams & {
   readonly adjustdividends?: boolean;
 };
 
-/** Stock quote and price parameters. */
+/** Stock quote parameters. */
 export type StockQuotesParams = CommonParams & {
   readonly '52week'?: boolean;
   readonly extended?: boolean;
   readonly candle?: boolean;
+};
+
+/** Stock price parameters. */
+export type StockPricesParams = CommonParams & {
+  readonly extended?: boolean;
 };
 
 /** Market status parameters. */

@@ -6,13 +6,14 @@
  * instead of being refused as "not a past date". Every request is written to the view's audit.
  */
 import type { Account } from '../billing/accounts.js';
-import { LookAheadError, MarketDataError } from '../errors.js';
-import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
+import { LookAheadError } from '../errors.js';
+import { isSession } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import { knownAtByFamily, OPTION_FIELD_KNOWN_AT } from '../pit/known-at.js';
 import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
+import { parseDateParam } from '../query/params.js';
 import type { Answer, EndpointResult, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
 import { libraryError, toResult } from './answer.js';
@@ -108,13 +109,13 @@ export class PointInTimeView {
     let result: EndpointResult | undefined;
     let status: 200 | 203 | 204 = 200;
     let cachedHit = false;
-    let mode: Mode = this.host.account.plan === 'free' ? 'historical' : 'live';
+    let mode: Mode;
     let asOf: AsOf | undefined;
     try {
       const date = query['date'];
       if (endpoint.dated && date !== undefined && date !== '') {
         // Judged by known-at, not refused: the backtest face may ask for T's own session.
-        asOf = { kind: 'dated', session: datedSession(date, T) };
+        asOf = { kind: 'dated', session: parseDateParam(date, T) };
         mode = 'historical';
         result = isSession(asOf.session)
           ? await api.answerAt(endpoint, question.path, query, asOf, mode, T, this.greeks)
@@ -181,16 +182,6 @@ export class PointInTimeView {
       credits: typed.meta.credits,
     });
     return typed;
-  }
-}
-
-/** The session a `date` names, read against the view's clock; an unreadable date is a 400. */
-function datedSession(text: string, nowSeconds: number): string {
-  try {
-    const parsed = parseDateInput(text, fixedClock(nowSeconds));
-    return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
-  } catch {
-    throw new MarketDataError(400, `Invalid date '${text}'. Use a date such as 2024-03-15.`);
   }
 }
 

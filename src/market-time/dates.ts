@@ -12,6 +12,7 @@ import {
   etMidnightSeconds,
   etWallDaySecondsToSeconds,
   MARKET_ZONE,
+  toEtDate,
   tryDayNumber,
 } from './zone.js';
 
@@ -243,6 +244,11 @@ export function resolveRelative(relative: RelativeDate, anchor: ParsedDate): Par
   }
   const shifted = DateTime.fromSeconds(anchor.tsSeconds, { zone: MARKET_ZONE }).plus({ [unit]: amount });
   return instantInRange(shifted.toMillis() / 1000, SHIFT_RANGE, what);
+}
+
+/** The Eastern calendar date of a parsed input: the date itself, or the ET date of an instant. */
+export function etDateOf(parsed: ParsedDate): string {
+  return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
 }
 
 /**

@@ -61,6 +61,7 @@
  *   type RelativeDate = { kind: 'relative'; amount: number; unit: RelativeUnit }  // amount signed
  *   type RelativeUnit = 'minutes' | 'hours' | 'days' | 'weeks' | 'months' | 'years'
  *   resolveRelative(relative: RelativeDate, anchor: ParsedDate): ParsedDate
+ *   etDateOf(parsed: ParsedDate): string                      // a date itself, or the ET date of an instant
  *   toEtDate(tsSeconds: number): string                       // the ET calendar date of an instant
  *   etWallToSeconds(date: string, time: string): number       // 'YYYY-MM-DD', 'HH:MM[:SS]' in ET → epoch seconds
  *   etMidnightSeconds(date: string): number                   // 00:00 ET of a date
@@ -96,6 +97,7 @@ export {
 } from './calendar.js';
 export { type Clock, fixedClock, systemClock } from './clock.js';
 export {
+  etDateOf,
   type ParsedDate,
   parseDateInput,
   parseDateInputOrRelative,

@@ -8,13 +8,15 @@ import { z } from 'zod';
 import { InvalidInputError, MarketDataError } from '../errors.js';
 import {
   type Clock,
+  etDateOf,
+  fixedClock,
   type ParsedDate,
   parseDateInput,
   parseDateInputOrRelative,
   type RelativeDate,
   resolveRelative,
-  toEtDate,
 } from '../market-time/index.js';
+import type { Endpoint } from './types.js';
 
 /** One end of an interval. */
 export type Bound = { readonly value: number; readonly inclusive: boolean };
@@ -199,13 +201,27 @@ function unreadableDate(error: unknown, text: string): string {
 export function dayParam(clock: Clock) {
   const param = z.string().transform((text, ctx): string => {
     try {
-      const parsed = parseDateInput(text.trim(), clock);
-      return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
+      return etDateOf(parseDateInput(text.trim(), clock));
     } catch (error) {
       return fail(ctx, unreadableDate(error, text));
     }
   });
   return shaped(param, { kind: 'date' });
+}
+
+/**
+ * The calendar date (ET) a request's `date=` names, read against its clock instant: the one reading of
+ * the historical `date` shared by the service (which then checks it is a past session) and the backtest
+ * face (which judges it by known-at instead). Unreadable: the 400 `Invalid date '…'`.
+ */
+export function parseDateParam(text: string, nowSeconds: number): string {
+  try {
+    return etDateOf(parseDateInput(text, fixedClock(nowSeconds)));
+  } catch (error) {
+    throw new MarketDataError(400, `Invalid date '${text}'. Use a date such as 2024-03-15.`, {
+      cause: error,
+    });
+  }
 }
 
 /** A date or instant read against `clock`, where a relative `-N unit` stays unresolved (`from` against `to`). */
@@ -310,6 +326,15 @@ export function clockedParser<S extends z.ZodType>(
     instant = nowSeconds;
     return parseParams(schema, query);
   };
+}
+
+/**
+ * The query keys an endpoint reads besides the universal ones: its schema's keys, and `date` when it takes
+ * historical dates (the service reads that one before the endpoint runs).
+ */
+export function paramNames(endpoint: Pick<Endpoint, 'schema' | 'dated'>): string[] {
+  const keys = Object.keys(endpoint.schema(fixedClock(0)).shape);
+  return endpoint.dated && !keys.includes('date') ? ['date', ...keys] : keys;
 }
 
 /** Parses an endpoint's parameters from the query; the first problem becomes the 400 the service sends. */

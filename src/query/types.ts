@@ -122,12 +122,11 @@ export type Endpoint = {
   readonly cacheable: boolean;
   /** Whether the endpoint takes `date` (historical requests). */
   readonly dated: boolean;
-  /** Query keys the endpoint reads besides the universal ones (documentation; unknown keys are ignored). */
-  readonly params: readonly string[];
   /**
    * The endpoint's own query parameters as the zod object `run` parses them with, made for the request's
-   * clock (relative dates are read against it). Each parameter's shape is in `paramShapes` (`params.ts`);
-   * the endpoint pages in `docs/` are generated from both.
+   * clock (relative dates are read against it): the one list of what it reads besides the universal keys
+   * and, when `dated`, `date` (`paramNames` in `params.ts`; unknown keys are ignored). Each parameter's
+   * shape is in `paramShapes`; the endpoint pages in `docs/` are generated from both.
    */
   readonly schema: (clock: Clock) => z.ZodObject;
   /** Answers a question at its as-of: typed columns, a no-data answer, or a thrown refusal. */

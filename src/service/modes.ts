@@ -4,9 +4,10 @@
  */
 import { type Account, isPaid } from '../billing/accounts.js';
 import { FIXED_MESSAGES, MarketDataError } from '../errors.js';
-import { fixedClock, isSession, parseDateInput, toEtDate } from '../market-time/index.js';
+import { isSession, toEtDate } from '../market-time/index.js';
 import { type AsOf, currentAsOf } from '../pit/as-of.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
+import { parseDateParam } from '../query/params.js';
 import type { Endpoint, Mode } from '../query/types.js';
 
 /** Mode names as requested (a Map: `constructor` or `__proto__` is an unknown mode, not a lookup hit). */
@@ -50,6 +51,11 @@ export function entitlementCap(account: Account, family: Endpoint['family']): Ex
   }
 }
 
+/** The mode of a request that names none: `live` for paid plans, `historical` for free and trial ones. */
+export function defaultMode(account: Account): Exclude<Mode, 'cached'> {
+  return isPaid(account.plan) ? 'live' : 'historical';
+}
+
 /**
  * Resolves mode and as-of for a request at T. `requested` is the parsed `mode`; `date` the raw `date`
  * parameter of an endpoint that takes historical dates. Throws the specification's 400/402/404s.
@@ -78,7 +84,7 @@ export function resolveFreshness(
     return { mode: requested ?? 'historical', asOf: { kind: 'dated', session } };
   }
   if (requested === 'cached') return { mode: 'cached', asOf: currentAsOf('live', nowSeconds) };
-  const wanted: Exclude<Mode, 'cached'> = requested ?? (isPaid(account.plan) ? 'live' : 'historical');
+  const wanted = requested ?? defaultMode(account);
   const cap = entitlementCap(account, endpoint.family);
   const effective = RANK[cap] > RANK[wanted] ? cap : wanted;
   return { mode: effective, asOf: currentAsOf(effective, nowSeconds) };
@@ -86,13 +92,7 @@ export function resolveFreshness(
 
 /** A `date=` value: a past session in ET, or the specification's 400 / 404. */
 function parseHistoricalDate(text: string, nowSeconds: number): string {
-  let session: string;
-  try {
-    const parsed = parseDateInput(text, fixedClock(nowSeconds));
-    session = parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
-  } catch {
-    throw new MarketDataError(400, `Invalid date '${text}'. Use a date such as 2024-03-15.`);
-  }
+  const session = parseDateParam(text, nowSeconds);
   if (session >= toEtDate(nowSeconds)) throw new MarketDataError(400, FIXED_MESSAGES.invalidDate);
   let open: boolean;
   try {

@@ -16,7 +16,6 @@ const rows: Endpoint = {
   family: 'options',
   cacheable: true,
   dated: true,
-  params: ['n', 'billing', 'empty', 'explode'],
   schema: () => z.object({}),
   async run(ctx) {
     if (ctx.query['explode'] !== undefined) throw new Error('boom');

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import {
   type Clock,
+  etDateOf,
   etMidnightSeconds,
   fixedClock,
   isSession,
@@ -54,7 +55,7 @@ function daysBetween(from: string, to: string): number {
 
 function dateOf(name: string, value: ParsedDate | RelativeDate, anchor: ParsedDate): string {
   const parsed = resolveDateParam(name, value, anchor);
-  return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
+  return etDateOf(parsed);
 }
 
 /** `open`, `closed`, or null outside the calendar. */
@@ -113,13 +114,12 @@ export async function marketStatus(ctx: EndpointContext): Promise<EndpointResult
 }
 
 /** The market status endpoint. */
-export const marketStatusEndpoint: Endpoint = {
+export const marketStatusEndpoint = {
   service: '/v1/markets/status/',
   pattern: '/v1/markets/status/',
   family: 'none',
   cacheable: false,
   dated: false,
-  params: ['country', 'date', 'from', 'to', 'countback'],
   schema: statusQuery,
   run: marketStatus,
-};
+} satisfies Endpoint;

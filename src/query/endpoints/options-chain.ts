@@ -260,40 +260,12 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
 }
 
 /** `GET /v1/options/chain/{underlying}/`: the chain at the request's as-of, filtered as the service does. */
-export const chain: Endpoint = {
+export const chain = {
   service: '/v1/options/chain/',
   pattern: '/v1/options/chain/:underlying/',
   family: 'options',
   cacheable: true,
   dated: true,
   schema: chainSchema,
-  params: [
-    'date',
-    'expiration',
-    'dte',
-    'from',
-    'to',
-    'month',
-    'year',
-    'weekly',
-    'monthly',
-    'quarterly',
-    'nonstandard',
-    'am',
-    'pm',
-    'strike',
-    'delta',
-    'strikeLimit',
-    'range',
-    'side',
-    'minBid',
-    'maxBid',
-    'minAsk',
-    'maxAsk',
-    'maxBidAskSpread',
-    'maxBidAskSpreadPct',
-    'minOpenInterest',
-    'minVolume',
-  ],
   run: answerChain,
-};
+} satisfies Endpoint;

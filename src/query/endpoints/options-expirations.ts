@@ -58,13 +58,12 @@ async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> 
 }
 
 /** `GET /v1/options/expirations/{underlying}/`: `{"s":"ok","expirations":["2022-09-23",…],"updated":…}`. */
-export const expirations: Endpoint = {
+export const expirations = {
   service: '/v1/options/expirations/',
   pattern: '/v1/options/expirations/:underlying/',
   family: 'options',
   cacheable: false,
   dated: true,
-  params: ['date', 'strike', 'nonstandard'],
   schema: () => expirationsSchema,
   run: answerExpirations,
-};
+} satisfies Endpoint;

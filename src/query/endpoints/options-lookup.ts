@@ -51,13 +51,12 @@ async function answerLookup(ctx: EndpointContext): Promise<EndpointResult> {
 }
 
 /** `GET /v1/options/lookup/{text}`: `{"s":"ok","optionSymbol":"AAPL230728C00200000"}`. */
-export const lookup: Endpoint = {
+export const lookup = {
   service: '/v1/options/lookup/',
   pattern: '/v1/options/lookup/*text',
   family: 'options',
   cacheable: false,
   dated: false,
-  params: [],
   schema: () => lookupSchema,
   run: answerLookup,
-};
+} satisfies Endpoint;

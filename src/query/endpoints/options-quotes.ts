@@ -122,13 +122,12 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
 }
 
 /** `GET /v1/options/quotes/{optionSymbol}/`: a contract's quote now, on `date`, or per session of a range. */
-export const quotes: Endpoint = {
+export const quotes = {
   service: '/v1/options/quotes/',
   pattern: '/v1/options/quotes/:optionSymbol/',
   family: 'options',
   cacheable: true,
   dated: true,
-  params: ['date', 'from', 'to', 'countback'],
   schema: quotesSchema,
   run: answerQuotes,
-};
+} satisfies Endpoint;

@@ -61,13 +61,12 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
 }
 
 /** `GET /v1/options/strikes/{underlying}/`: `{"s":"ok","updated":…,"2023-01-20":[30,35,…]}`. */
-export const strikes: Endpoint = {
+export const strikes = {
   service: '/v1/options/strikes/',
   pattern: '/v1/options/strikes/:underlying/',
   family: 'options',
   cacheable: false,
   dated: true,
-  params: ['date', 'expiration'],
   schema: strikesSchema,
   run: answerStrikes,
-};
+} satisfies Endpoint;

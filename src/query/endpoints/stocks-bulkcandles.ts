@@ -137,13 +137,12 @@ export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult>
 }
 
 /** The bulk candles endpoint. */
-export const stockBulkCandles: Endpoint = {
+export const stockBulkCandles = {
   service: '/v1/stocks/bulkcandles/',
   pattern: '/v1/stocks/bulkcandles/:resolution/',
   family: 'stocks',
   cacheable: false,
   dated: true,
-  params: ['symbols', 'snapshot', 'date', 'adjustsplits', 'adjustdividends'],
   schema: bulkCandlesQuery,
   run: bulkCandles,
-};
+} satisfies Endpoint;

@@ -20,10 +20,10 @@ import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
 import {
   type Clock,
+  etDateOf,
   etMidnightSeconds,
   type ParsedDate,
   resolveRelative,
-  toEtDate,
 } from '../../market-time/index.js';
 import type { SqlSession } from '../../store/sql.js';
 import {
@@ -56,6 +56,7 @@ import {
   dayParam,
   normalizeSymbol,
   resolveDateParam,
+  textParam,
 } from '../params.js';
 import type { Answer, Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
 import { badRequest, field, isTradingDay, requestedDay, symbolKnown } from './stocks-common.js';
@@ -86,6 +87,9 @@ function candlesQuery(clock: Clock) {
     extended: booleanParam.optional(),
     adjustsplits: booleanParam.optional(),
     adjustdividends: booleanParam.optional(),
+    /** Legacy parameters of the service: accepted and ignored. */
+    exchange: textParam.optional(),
+    country: textParam.optional(),
   });
 }
 
@@ -110,10 +114,6 @@ function startSeconds(parsed: ParsedDate): number {
 
 function endSeconds(parsed: ParsedDate): number {
   return parsed.kind === 'date' ? etMidnightSeconds(nextDay(parsed.date)) - 1 : parsed.tsSeconds;
-}
-
-function dateOf(parsed: ParsedDate): string {
-  return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);
 }
 
 function plusYears(tsSeconds: number, years: number): number {
@@ -152,7 +152,7 @@ function candleRange(
   if (query.from === undefined) {
     const countback = query.countback ?? 1;
     const fromSeconds = intraday ? plusYears(toSeconds, -1) + 1 : Number.NEGATIVE_INFINITY;
-    return { fromSeconds, toSeconds, fromDate: '0000-01-01', toDate: dateOf(to), countback };
+    return { fromSeconds, toSeconds, fromDate: '0000-01-01', toDate: etDateOf(to), countback };
   }
   const from = resolveDateParam('from', query.from, to);
   const fromSeconds = startSeconds(from);
@@ -160,7 +160,7 @@ function candleRange(
   if (intraday && toSeconds >= plusYears(fromSeconds, 1)) {
     throw new MarketDataError(413, INTRADAY_RANGE_TOO_LARGE);
   }
-  return { fromSeconds, toSeconds, fromDate: dateOf(from), toDate: dateOf(to), countback: undefined };
+  return { fromSeconds, toSeconds, fromDate: etDateOf(from), toDate: etDateOf(to), countback: undefined };
 }
 
 /** The candle fields in the service's live order, with their human keys. */
@@ -312,23 +312,12 @@ export async function candles(ctx: EndpointContext): Promise<EndpointResult> {
 }
 
 /** The stock candles endpoint. */
-export const stockCandles: Endpoint = {
+export const stockCandles = {
   service: '/v1/stocks/candles/',
   pattern: '/v1/stocks/candles/:resolution/:symbol/',
   family: 'stocks',
   cacheable: false,
   dated: true,
-  params: [
-    'from',
-    'to',
-    'countback',
-    'date',
-    'extended',
-    'adjustsplits',
-    'adjustdividends',
-    'exchange',
-    'country',
-  ],
   schema: candlesQuery,
   run: candles,
-};
+} satisfies Endpoint;

@@ -70,16 +70,15 @@ export async function prices(ctx: EndpointContext): Promise<EndpointResult> {
 }
 
 /** `/v1/stocks/prices/{symbol}/`. */
-export const stockPrices: Endpoint = {
+export const stockPrices = {
   service: '/v1/stocks/prices/',
   pattern: '/v1/stocks/prices/:symbol/',
   family: 'prices',
   cacheable: false,
   dated: false,
-  params: ['symbols', 'extended'],
   schema: () => PricesQuery,
   run: prices,
-};
+} satisfies Endpoint;
 
 /** `/v1/stocks/prices/?symbols=A,B`. */
 export const stockPricesList: Endpoint = { ...stockPrices, pattern: '/v1/stocks/prices/' };

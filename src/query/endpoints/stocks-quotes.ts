@@ -30,6 +30,7 @@ const QuotesQuery = z.object({
   '52week': booleanParam.optional(),
   extended: booleanParam.optional(),
   candle: booleanParam.optional(),
+  /** Read everywhere (a bad value is a 400) but acts only on the bulk quotes alias. */
   snapshot: booleanParam.optional(),
 });
 
@@ -173,28 +174,24 @@ export function bulkQuotes(ctx: EndpointContext): Promise<EndpointResult> {
   return answerQuotes(ctx, true);
 }
 
-/** `snapshot` is read everywhere (a bad value is a 400) but acts only on the bulk quotes alias. */
-const QUOTE_PARAMS = ['symbols', '52week', 'extended', 'candle', 'snapshot'] as const;
-
 /** `/v1/stocks/quotes/{symbol}/`. */
-export const stockQuotes: Endpoint = {
+export const stockQuotes = {
   service: '/v1/stocks/quotes/',
   pattern: '/v1/stocks/quotes/:symbol/',
   family: 'stocks',
   cacheable: true,
   dated: false,
-  params: QUOTE_PARAMS,
   schema: () => QuotesQuery,
   run: quotes,
-};
+} satisfies Endpoint;
 
 /** `/v1/stocks/quotes/?symbols=A,B`. */
 export const stockQuotesList: Endpoint = { ...stockQuotes, pattern: '/v1/stocks/quotes/' };
 
 /** `/v1/stocks/bulkquotes/?symbols=A,B` (deprecated alias, still served). */
-export const stockBulkQuotes: Endpoint = {
+export const stockBulkQuotes = {
   ...stockQuotes,
   service: '/v1/stocks/bulkquotes/',
   pattern: '/v1/stocks/bulkquotes/',
   run: bulkQuotes,
-};
+} satisfies Endpoint;

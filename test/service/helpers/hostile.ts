@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { ENDPOINTS } from '../../../src/query/endpoints/index.js';
+import { paramNames } from '../../../src/query/params.js';
 import { UNIVERSAL_KEYS } from '../../../src/service/format.js';
 
 export const PROTOTYPE_NAMES = [
@@ -221,7 +222,7 @@ const SEGMENTS: Readonly<Record<string, readonly string[]>> = {
 /** Every endpoint's path segments and parameters (`date` where it takes one). */
 const endpoints = ENDPOINTS.map((endpoint) => ({
   segments: endpoint.pattern.split('/').filter((s) => s !== ''),
-  keys: [...new Set([...endpoint.params, ...(endpoint.dated ? ['date'] : [])])],
+  keys: paramNames(endpoint),
 }));
 const EXTRA_PATHS = [
   '/headers/',
