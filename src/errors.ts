@@ -112,3 +112,41 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** Every error type above: what the faces map to a status (`service/errors.ts`) or an exit status. */
+export type PitchainError =
+  | MarketDataError
+  | LookAheadError
+  | InvalidInputError
+  | IngestError
+  | StoreError
+  | UsageError;
+
+/** Whether an error is one of the project's own (anything else reaching a face is a defect). */
+export function isPitchainError(error: unknown): error is PitchainError {
+  return (
+    error instanceof MarketDataError ||
+    error instanceof LookAheadError ||
+    error instanceof InvalidInputError ||
+    error instanceof IngestError ||
+    error instanceof StoreError ||
+    error instanceof UsageError
+  );
+}
+
+/**
+ * The one table from error type to the command line's exit status, as `service/errors.ts` gives the
+ * service's: 2 for what the caller gave (the message says how to fix it), 1 for a refusal or a failure of
+ * the data or the store. A type added above without an exit status here is a type error.
+ */
+export const EXIT_STATUS = {
+  usage: 2,
+  invalid_input: 2,
+  market_data: 1,
+  look_ahead: 1,
+  ingest: 1,
+  store: 1,
+} as const satisfies Record<PitchainError['code'], number>;
+
+/** The exit status of anything else: a defect (EX_SOFTWARE), printed with its stack. */
+export const EXIT_INTERNAL = 70;

@@ -1,7 +1,7 @@
 /** The `pitchain` command line: one subcommand per file, each with its own `--help`. */
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { IngestError, MarketDataError, StoreError, UsageError } from '../errors.js';
+import { EXIT_INTERNAL, EXIT_STATUS, isPitchainError, MarketDataError } from '../errors.js';
 import { registerBacktest } from './backtest.js';
 import { registerDemo } from './demo.js';
 import { registerExport } from './export.js';
@@ -55,20 +55,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv as string[], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      return error.exitCode;
-    }
-    if (error instanceof UsageError || error instanceof IngestError || error instanceof StoreError) {
-      process.stderr.write(`pitchain: ${error.message}\n`);
-      return error instanceof UsageError ? 2 : 1;
-    }
-    if (error instanceof MarketDataError) {
-      process.stderr.write(`pitchain: ${error.status} ${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(
-      `pitchain: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`,
-    );
-    return 70;
+    // Commander has printed its own message (and the help) already.
+    if (error instanceof CommanderError) return error.exitCode;
+    const { status, message } = exitOf(error);
+    process.stderr.write(`pitchain: ${message}\n`);
+    return status;
   }
+}
+
+/**
+ * The exit status and message of a failure: the project's errors through `EXIT_STATUS` with their message
+ * (a refusal of the service with its HTTP status first), anything else as a defect with its stack.
+ */
+export function exitOf(error: unknown): { status: number; message: string } {
+  if (isPitchainError(error)) {
+    const message = error instanceof MarketDataError ? `${error.status} ${error.message}` : error.message;
+    return { status: EXIT_STATUS[error.code], message };
+  }
+  return {
+    status: EXIT_INTERNAL,
+    message: `unexpected error: ${error instanceof Error ? error.stack : String(error)}`,
+  };
 }

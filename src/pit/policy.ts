@@ -3,7 +3,7 @@
  * instant T that was not yet known at T. `strict` refuses the request, `mask` nulls the value and lists
  * it, `flag` keeps it and lists it.
  */
-import { LookAheadError } from '../errors.js';
+import { LookAheadError, UsageError } from '../errors.js';
 
 /** What the backtest face does with values not known at its decision instant. */
 export type LookAheadPolicy = 'strict' | 'mask' | 'flag';
@@ -31,11 +31,11 @@ export type Verdict = {
   readonly lookAhead: readonly LookAheadField[];
 };
 
-/** Parses a policy name; anything else is a caller's error. */
+/** Parses a policy name; anything else is the caller's `UsageError` (exit 2 on the command line). */
 export function parsePolicy(value: unknown): LookAheadPolicy {
   if (value === undefined) return 'strict';
   if (value === 'strict' || value === 'mask' || value === 'flag') return value;
-  throw new TypeError(`Unknown look-ahead policy ${JSON.stringify(value)}: use strict, mask or flag.`);
+  throw new UsageError(`Unknown look-ahead policy ${JSON.stringify(value)}: use strict, mask or flag.`);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   isEarlyClose,
   isSession,
   lastSessionOfMonth,
+  MARKET_ZONE,
   nextSession,
   previousSession,
   sessionCloseSeconds,
@@ -183,18 +184,26 @@ export function earlyCloseDates(): string {
 }
 
 /**
+ * The parameters `minuteBarsSql` binds: the early-close sessions, and the market's zone, which comes from
+ * `market-time/` like every other Eastern-time rule.
+ */
+export function minuteBarsParams(): { readonly early: string; readonly zone: string } {
+  return { early: earlyCloseDates(), zone: MARKET_ZONE };
+}
+
+/**
  * SQL of three CTEs over the stored minute bars matching `where` (which may use bound parameters):
  * `minute_raw` (the bars), `minute_days` (per session: 09:30 ET as epoch seconds `open_s`, computed once
  * per session with DuckDB's time zones so DST days are exact, and the regular session's length) and
- * `minute_bars` (the bars with `open_s`, inside regular hours unless `extended`). Binds `$early`, the
- * early-close dates (`earlyCloseDates()`).
+ * `minute_bars` (the bars with `open_s`, inside regular hours unless `extended`). Binds `$early` and
+ * `$zone` (spread `minuteBarsParams()` into the statement's parameters).
  */
 export function minuteBarsSql(where: string, extended: boolean): string {
   return `minute_raw AS (
        SELECT symbol, session_date, t, o, h, l, c, v FROM stock_bars WHERE resolution = '1' AND ${where}
      ), minute_days AS (
        SELECT session_date,
-              epoch(timezone('America/New_York', CAST(session_date AS TIMESTAMP) + INTERVAL 570 MINUTE)) AS open_s,
+              epoch(timezone($zone, CAST(session_date AS TIMESTAMP) + INTERVAL 570 MINUTE)) AS open_s,
               CASE WHEN session_date IN (SELECT CAST(unnest(string_split($early, ',')) AS DATE)) THEN 12600 ELSE 23400 END AS regular_s
        FROM (SELECT DISTINCT session_date FROM minute_raw)
      ), minute_bars AS (
@@ -304,7 +313,7 @@ export async function intradayCandles(sql: SqlSession, query: IntradayQuery): Pr
     readFrom: query.fromSeconds,
     // A candle starting in range may hold minutes up to one width past `to`.
     readTo: Math.min(query.toSeconds + query.widthSeconds, query.limitSeconds),
-    early: earlyCloseDates(),
+    ...minuteBarsParams(),
     ...factor.params,
   };
   if (query.countback !== undefined) params['countback'] = query.countback;

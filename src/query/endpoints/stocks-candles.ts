@@ -29,7 +29,6 @@ import type { SqlSession } from '../../store/sql.js';
 import {
   type Candle,
   daysForPeriods,
-  earlyCloseDates,
   groupDaily,
   intradayCandleStart,
   intradayCandles,
@@ -38,6 +37,7 @@ import {
   knowledgeAt,
   knownDailyBars,
   loadSplits,
+  minuteBarsParams,
   minuteBarsSql,
   minuteLimitSeconds,
   parseResolution,
@@ -199,7 +199,7 @@ async function neighbourMinute(
     `WITH ${minuteBarsSql(`symbol = $symbol AND ${condition} AND t <= to_timestamp($limit)`, extended)}
      SELECT CAST(session_date AS VARCHAR) AS session_date, epoch(t) AS t FROM minute_bars
      ORDER BY t ${direction === 'next' ? 'ASC' : 'DESC'} LIMIT 1`,
-    { symbol, edge: edgeSeconds, limit: limitSeconds, early: earlyCloseDates() },
+    { symbol, edge: edgeSeconds, limit: limitSeconds, ...minuteBarsParams() },
   );
   return rows[0];
 }

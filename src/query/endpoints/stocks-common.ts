@@ -8,9 +8,9 @@ import { isSession } from '../../market-time/index.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import {
   closeOf,
-  earlyCloseDates,
   type Knowledge,
   loadSplits,
+  minuteBarsParams,
   minuteBarsSql,
   splitFactor,
 } from '../candles.js';
@@ -114,7 +114,7 @@ export async function latestSessions(
   };
   const onlySession = options.session === undefined ? '' : 'AND session_date = CAST($session AS DATE)';
   if (options.session !== undefined) params['session'] = options.session;
-  params['early'] = earlyCloseDates();
+  Object.assign(params, minuteBarsParams());
   // Minute bars matter only for sessions after the symbol's latest known daily bar.
   const minuteWhere = `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
     AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
