@@ -37,9 +37,17 @@ export {
   UsageError,
 } from './errors.js';
 // Open a store and ask it questions (the library face), typed.
-export type { Ask, CallOptions, Question } from './library/face.js';
+export type {
+  Ask,
+  CallOptions,
+  MarketFunctions,
+  OptionFunctions,
+  Question,
+  StockFunctions,
+} from './library/face.js';
 export type {
   AnyParams,
+  BulkCandleColumns,
   CandleColumns,
   CandlesParams,
   ChainParams,
@@ -48,11 +56,17 @@ export type {
   ExpirationColumns,
   ExpirationsParams,
   GenericColumns,
+  LookupColumns,
   LookupParams,
+  MarketStatusColumns,
   MarketStatusParams,
   OptionColumns,
   OptionQuotesParams,
+  StockPriceColumns,
+  StockPricesParams,
+  StockQuoteColumns,
   StockQuotesParams,
+  StrikeColumns,
   StrikesParams,
 } from './library/params.js';
 export {

@@ -97,7 +97,7 @@ export class MarketReader {
     const result = await this.answered(() => view.stocks.quotes(symbol));
     if (result === undefined || result.length === 0) return undefined;
     this.credits += result.meta.credits;
-    const column = (name: string) => (result.columns[name]?.[0] as number | null | undefined) ?? null;
+    const column = (name: 'bid' | 'ask' | 'last' | 'mid' | 'updated') => result.columns[name]?.[0] ?? null;
     const bid = column('bid');
     const ask = column('ask');
     return { bid, ask, last: column('last'), mid: column('mid'), time: column('updated') };

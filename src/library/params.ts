@@ -122,6 +122,56 @@ export type CandleColumns = {
   readonly t: number[];
 };
 
+/** Bulk candles' columns: one candle per symbol. */
+export type BulkCandleColumns = CandleColumns & { readonly symbol: string[] };
+
+/**
+ * Stock quotes' columns, one row per symbol (the last price as bid, ask, mid and last; sizes 0), with
+ * `52weekHigh`/`52weekLow` when `52week` is asked for one symbol and `o`, `h`, `l`, `c` with `candle`.
+ */
+export type StockQuoteColumns = {
+  readonly symbol: string[];
+  readonly ask: number[];
+  readonly askSize: number[];
+  readonly bid: number[];
+  readonly bidSize: number[];
+  readonly mid: number[];
+  readonly last: number[];
+  /** Change from the previous session's close; null without one. */
+  readonly change: (number | null)[];
+  readonly changepct: (number | null)[];
+  readonly volume: number[];
+  /** The quote's instant (epoch seconds). */
+  readonly updated: number[];
+  readonly '52weekHigh'?: number[];
+  readonly '52weekLow'?: number[];
+  readonly o?: number[];
+  readonly h?: number[];
+  readonly l?: number[];
+  readonly c?: number[];
+};
+
+/** Stock prices' columns, one row per symbol. */
+export type StockPriceColumns = {
+  readonly symbol: string[];
+  readonly mid: number[];
+  readonly change: (number | null)[];
+  readonly changepct: (number | null)[];
+  readonly updated: number[];
+};
+
+/** Market status columns: each day (00:00 ET, epoch seconds), `open`, `closed`, or null outside the calendar. */
+export type MarketStatusColumns = {
+  readonly date: number[];
+  readonly status: ('open' | 'closed' | null)[];
+};
+
+/** Strikes' columns: one list of strikes per expiration date (`YYYY-MM-DD`); `meta.scalars.updated` beside. */
+export type StrikeColumns = { readonly [expiration: string]: number[] };
+
+/** Lookup has no columns: the OCC symbol is `meta.scalars.optionSymbol`. */
+export type LookupColumns = { readonly [field: string]: never[] };
+
 /** Columns of an endpoint this module types loosely. */
 export type GenericColumns = { readonly [field: string]: unknown[] };
 

@@ -15,7 +15,16 @@ import { StoreCache } from '../store/cache.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from '../store/store.js';
 import { type StoreSummary, summarizeStore } from '../store/summary.js';
 import { libraryError, toResult } from './answer.js';
-import { type Ask, type CallOptions, marketFunctions, optionFunctions, stockFunctions } from './face.js';
+import {
+  type Ask,
+  type CallOptions,
+  type MarketFunctions,
+  marketFunctions,
+  type OptionFunctions,
+  optionFunctions,
+  type StockFunctions,
+  stockFunctions,
+} from './face.js';
 import { toQuery } from './params.js';
 import type { Columns, QueryResult } from './result.js';
 import { PointInTimeView, type ViewOptions } from './view.js';
@@ -61,11 +70,11 @@ const CONTRACT_TERMS_SQL = `SELECT option_symbol AS symbol, underlying, root, CA
 /** An opened store: read-only, safe beside other readers and one writer. */
 export class Store {
   /** Option chains, quotes, lookup, expirations and strikes, as typed results. */
-  readonly options: ReturnType<typeof optionFunctions>;
+  readonly options: OptionFunctions;
   /** Stock candles, bulk candles, quotes and prices, as typed results. */
-  readonly stocks: ReturnType<typeof stockFunctions>;
+  readonly stocks: StockFunctions;
   /** Market status by date, as a typed result. */
-  readonly markets: ReturnType<typeof marketFunctions>;
+  readonly markets: MarketFunctions;
 
   private constructor(
     readonly reader: StoreReader,

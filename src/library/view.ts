@@ -17,7 +17,16 @@ import { parseDateParam } from '../query/params.js';
 import type { Answer, EndpointResult, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
 import { libraryError, toResult } from './answer.js';
-import { type Ask, marketFunctions, optionFunctions, type Question, stockFunctions } from './face.js';
+import {
+  type Ask,
+  type MarketFunctions,
+  marketFunctions,
+  type OptionFunctions,
+  optionFunctions,
+  type Question,
+  type StockFunctions,
+  stockFunctions,
+} from './face.js';
 import { toQuery } from './params.js';
 import type { Columns, QueryResult } from './result.js';
 
@@ -68,11 +77,11 @@ export type ViewHost = {
 /** The endpoint functions at decision instant T, judged by a look-ahead policy. */
 export class PointInTimeView {
   /** Option chains, quotes, lookup, expirations and strikes as known at T. */
-  readonly options: ReturnType<typeof optionFunctions>;
+  readonly options: OptionFunctions;
   /** Stock candles, bulk candles, quotes and prices as known at T. */
-  readonly stocks: ReturnType<typeof stockFunctions>;
+  readonly stocks: StockFunctions;
   /** Market status as known at T. */
-  readonly markets: ReturnType<typeof marketFunctions>;
+  readonly markets: MarketFunctions;
   private readonly entries: AuditEntry[] = [];
 
   constructor(

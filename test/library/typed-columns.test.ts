@@ -1,0 +1,86 @@
+/**
+ * The typed results' column types say what the endpoints answer: each list of keys below is checked
+ * against its type by the type checker (`satisfies`) and against a real answer of the sample store here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  BulkCandleColumns,
+  CandleColumns,
+  MarketStatusColumns,
+  StockPriceColumns,
+  StockQuoteColumns,
+} from '../../src/library/params.js';
+import { openStore, type Store } from '../../src/library/store.js';
+
+const QUOTE_KEYS = [
+  'symbol',
+  'ask',
+  'askSize',
+  'bid',
+  'bidSize',
+  'mid',
+  'last',
+  'change',
+  'changepct',
+  'volume',
+  'updated',
+] as const satisfies readonly (keyof StockQuoteColumns)[];
+
+describe('typed results of the stock and market endpoints', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore('data/sample', { now: '2020-03-16T15:45:00-04:00', threads: 1 });
+  });
+  afterAll(() => store.close());
+
+  it('stock quotes: the keys and value types of StockQuoteColumns, with the optional ones when asked', async () => {
+    const plain = await store.stocks.quotes('SPY');
+    expect(Object.keys(plain.columns)).toEqual(QUOTE_KEYS);
+    expect(typeof plain.columns.symbol[0]).toBe('string');
+    expect(typeof plain.columns.mid[0]).toBe('number');
+    const full = await store.stocks.quotes('SPY', { '52week': true, candle: true });
+    const optional = [
+      '52weekHigh',
+      '52weekLow',
+      'o',
+      'h',
+      'l',
+      'c',
+    ] as const satisfies readonly (keyof StockQuoteColumns)[];
+    expect(Object.keys(full.columns)).toEqual([...QUOTE_KEYS, ...optional]);
+    expect(typeof full.columns['52weekHigh']?.[0]).toBe('number');
+  });
+
+  it('prices, candles, bulk candles and market status', async () => {
+    const prices = await store.stocks.prices(['SPY', 'AAPL']);
+    expect(Object.keys(prices.columns)).toEqual([
+      'symbol',
+      'mid',
+      'change',
+      'changepct',
+      'updated',
+    ] satisfies (keyof StockPriceColumns)[]);
+    const candles = await store.stocks.candles('D', 'SPY', { from: '2020-03-02', to: '2020-03-03' });
+    expect(Object.keys(candles.columns).sort()).toEqual(
+      (['c', 'h', 'l', 'o', 't', 'v'] satisfies (keyof CandleColumns)[]).sort(),
+    );
+    const bulk = await store.stocks.bulkCandles('D', { symbols: 'SPY,AAPL' });
+    expect(Object.keys(bulk.columns).sort()).toEqual(
+      (['c', 'h', 'l', 'o', 'symbol', 't', 'v'] satisfies (keyof BulkCandleColumns)[]).sort(),
+    );
+    const status = await store.markets.status({ from: '2020-03-01', to: '2020-03-03' });
+    expect(status.columns.status).toEqual(['closed', 'open', 'open'] satisfies MarketStatusColumns['status']);
+    expect(typeof status.columns.date[0]).toBe('number');
+  });
+
+  it('lookup answers in a scalar and strikes by expiration', async () => {
+    const lookup = await store.options.lookup('SPY 3/20/20 240 put');
+    expect([Object.keys(lookup.columns), lookup.meta.scalars['optionSymbol']]).toEqual([
+      [],
+      'SPY200320P00240000',
+    ]);
+    const strikes = await store.options.strikes('SPY', { date: '2020-03-13' });
+    const first = Object.values(strikes.columns)[0];
+    expect(typeof first?.[0]).toBe('number');
+  });
+});
