@@ -7,7 +7,7 @@ import { MarketDataError } from '../errors.js';
 import type { LookAheadField } from '../pit/policy.js';
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { OPTION_COLUMNS } from '../query/options/columns.js';
-import type { Answer, EndpointResult, FieldKind, Mode } from '../query/types.js';
+import type { Answer, EndpointResult, FieldKind, Mode, NoData } from '../query/types.js';
 import { failureOf } from '../service/errors.js';
 import { type Columns, QueryResult } from './result.js';
 
@@ -39,15 +39,15 @@ export function toResult<C extends Columns>(
     scalars: {},
   };
   if (result === undefined || result.kind === 'no_data') {
-    if (result !== undefined && result.errmsg !== undefined) {
-      throw new MarketDataError(404, result.errmsg, { body: { s: 'no_data', errmsg: result.errmsg } });
-    }
+    // Every no-data answer has one shape: empty columns with the endpoint's keys, `meta.noData`, and the
+    // service's words when it gives some ("Symbol not found.", "Market closed on this date.").
     return new QueryResult<C>(emptyColumns(context.service) as unknown as C, {
       ...base,
       dataAsOf: null,
       credits: 0,
       status: context.status === 204 ? 200 : context.status,
       noData: true,
+      ...(result?.errmsg === undefined ? {} : { errmsg: result.errmsg }),
       ...(result?.nextTime === undefined ? {} : { nextTime: result.nextTime }),
       ...(result?.prevTime === undefined ? {} : { prevTime: result.prevTime }),
     });
@@ -92,12 +92,44 @@ function creditsOf(answer: Answer, cachedHit: boolean): number {
   );
 }
 
-/** The columns of an endpoint's empty answer: the option row's keys for option rows, else none. */
+const CANDLE_KEYS = ['t', 'o', 'h', 'l', 'c', 'v'];
+
+/** The keys an endpoint's typed columns always have (`params.ts`); lookup and strikes have none. */
+const COLUMN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '/v1/options/chain/': OPTION_COLUMNS.map(({ key }) => key),
+  '/v1/options/quotes/': OPTION_COLUMNS.map(({ key }) => key),
+  '/v1/options/expirations/': ['expirations'],
+  '/v1/stocks/candles/': CANDLE_KEYS,
+  '/v1/stocks/bulkcandles/': ['symbol', ...CANDLE_KEYS],
+  '/v1/stocks/quotes/': [
+    'symbol',
+    'ask',
+    'askSize',
+    'bid',
+    'bidSize',
+    'mid',
+    'last',
+    'change',
+    'changepct',
+    'volume',
+    'updated',
+  ],
+  '/v1/stocks/prices/': ['symbol', 'mid', 'change', 'changepct', 'updated'],
+  '/v1/markets/status/': ['date', 'status'],
+};
+
+/** The columns of an endpoint's empty answer: its keys, each with no value. */
 function emptyColumns(service: string): Record<string, unknown[]> {
-  if (service === '/v1/options/chain/' || service === '/v1/options/quotes/') {
-    return Object.fromEntries(OPTION_COLUMNS.map(({ key }) => [key, []]));
-  }
-  return {};
+  return Object.fromEntries((COLUMN_KEYS[service] ?? []).map((key) => [key, []]));
+}
+
+/**
+ * A refusal that is a no-data answer (`{"s":"no_data",…}`: the service's rule for a `date` on which the
+ * market was closed), as the no-data answer the library returns for it.
+ */
+export function noDataOf(error: unknown): NoData | undefined {
+  if (!(error instanceof MarketDataError) || error.body.s !== 'no_data') return undefined;
+  return { kind: 'no_data', ...(error.errmsg === '' ? {} : { errmsg: error.errmsg }) };
 }
 
 /**

@@ -31,8 +31,13 @@ export type ResultMeta = {
   readonly mode: Mode;
   /** 200 for a fresh answer, 203 for one from the response cache. */
   readonly status: 200 | 203;
-  /** Present and true for a no-data answer (an empty result), with the nearest sessions with data. */
+  /**
+   * Present and true for a no-data answer (an empty result: the endpoint's columns, no rows), with the
+   * service's message when it gives one and the nearest sessions with data where known.
+   */
   readonly noData?: true;
+  /** The no-data answer's message: `Symbol not found.`, `Market closed on this date.` */
+  readonly errmsg?: string;
   readonly nextTime?: number | null;
   readonly prevTime?: number | null;
   /** `computed` when the IV and Greeks were computed from the quotes (`greeks: 'computed'`), not the vendor's. */

@@ -14,7 +14,7 @@ import { Api, type ApiResponse, type RequestOptions, readInstant } from '../serv
 import { StoreCache } from '../store/cache.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from '../store/store.js';
 import { type StoreSummary, summarizeStore } from '../store/summary.js';
-import { libraryError, toResult } from './answer.js';
+import { libraryError, noDataOf, toResult } from './answer.js';
 import {
   type Ask,
   type CallOptions,
@@ -247,7 +247,12 @@ export class Store {
         service: question.service,
       });
     } catch (error) {
-      throw libraryError(error);
+      const none = noDataOf(error);
+      if (none === undefined) throw libraryError(error);
+      // Only a dated request is refused as no data (a closed date): it runs historical, or eod if asked.
+      const mode = question.params.mode === 'eod' ? 'eod' : 'historical';
+      const context = { asOfSeconds: nowSeconds, dataVersion: this.dataVersion, mode, status: 200 } as const;
+      return toResult<C>(none, { ...context, cachedHit: false, service: question.service });
     }
   }
 }

@@ -83,4 +83,30 @@ describe('typed results of the stock and market endpoints', () => {
     const first = Object.values(strikes.columns)[0];
     expect(typeof first?.[0]).toBe('number');
   });
+
+  it('answers no data in one shape: empty columns with the endpoint keys, meta.noData and the message', async () => {
+    const shapeOf = (result: { length: number; columns: object; meta: object }) => ({
+      length: result.length,
+      keys: Object.keys(result.columns).length,
+      noData: (result.meta as { noData?: true }).noData,
+      errmsg: (result.meta as { errmsg?: string }).errmsg,
+    });
+    const unknown = await store.options.chain('QQQ', { date: '2020-03-13' });
+    expect(shapeOf(unknown)).toEqual({ length: 0, keys: 25, noData: true, errmsg: 'Symbol not found.' });
+    const closed = await store.options.chain('SPY', { date: '2020-03-14' });
+    expect(shapeOf(closed)).toEqual({
+      length: 0,
+      keys: 25,
+      noData: true,
+      errmsg: 'Market closed on this date.',
+    });
+    expect(closed.columns.bid).toEqual([]);
+    const seenAt = await store.at('2020-03-16T15:45:00-04:00').options.chain('SPY', { date: '2020-03-14' });
+    expect(shapeOf(seenAt)).toEqual(shapeOf(closed));
+    const none = await store.stocks.candles('D', 'SPY', { from: '1999-01-04', to: '1999-01-05' });
+    expect(shapeOf(none)).toMatchObject({ length: 0, keys: 6, noData: true });
+    expect(none.columns.c).toEqual([]);
+    const unknownStock = await store.stocks.quotes('ZZZZ');
+    expect(shapeOf(unknownStock)).toEqual({ length: 0, keys: 11, noData: true, errmsg: 'Symbol not found.' });
+  });
 });
