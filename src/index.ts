@@ -111,6 +111,7 @@ export {
   tryParseOccSymbol,
 } from './occ/index.js';
 export type { LookAheadField, LookAheadPolicy } from './pit/policy.js';
+export type { GreeksSource } from './query/types.js';
 export {
   Api,
   type ApiOptions,

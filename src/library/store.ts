@@ -10,6 +10,7 @@ import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
 import { announceSessionLoop } from '../query/options/read-ahead.js';
+import type { GreeksSource } from '../query/types.js';
 import { Api, type ApiResponse, type RequestOptions, readInstant } from '../service/service.js';
 import { StoreCache } from '../store/cache.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from '../store/store.js';
@@ -47,7 +48,7 @@ export type OpenOptions = ReaderOptions & {
    * `meta.greeks` and the `X-Pitchain-Greeks` header), also on dated requests where the service serves
    * none; `vendor` (default): the service's own rule.
    */
-  readonly greeks?: 'vendor' | 'computed';
+  readonly greeks?: GreeksSource;
 };
 
 /** A stock split: on `exDate` one share of `symbol` became `ratio` shares. */
@@ -258,7 +259,7 @@ export class Store {
 }
 
 /** The Greeks source an option names, refusing anything else. */
-export function parseGreeks(value: unknown): 'vendor' | 'computed' {
+export function parseGreeks(value: unknown): GreeksSource {
   if (value === 'vendor' || value === 'computed') return value;
   throw new UsageError(`greeks must be 'vendor' or 'computed', not ${JSON.stringify(value)}`);
 }

@@ -14,7 +14,7 @@ import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } f
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
 import { parseDateParam } from '../query/params.js';
-import type { Answer, EndpointResult, Mode } from '../query/types.js';
+import type { Answer, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
 import { libraryError, toResult } from './answer.js';
 import {
@@ -39,7 +39,7 @@ export type ViewOptions = {
    * parity, European or American model by the contract's style), in place of the vendor's; `vendor`
    * (default): the store's own figures, as the service serves them.
    */
-  readonly greeks?: 'vendor' | 'computed';
+  readonly greeks?: GreeksSource;
 };
 
 /** One request of a view, as its audit keeps it. */
@@ -91,7 +91,7 @@ export class PointInTimeView {
     /** The look-ahead policy. */
     readonly policy: LookAheadPolicy,
     /** Where option answers' IV and Greeks come from; the store's setting when undefined. */
-    private readonly greeks?: 'vendor' | 'computed',
+    private readonly greeks?: GreeksSource,
   ) {
     const ask: Ask = (question) => this.ask(question);
     this.options = optionFunctions(ask);
