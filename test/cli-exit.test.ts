@@ -55,6 +55,13 @@ describe('the exit status of each error type', () => {
       return true;
     }) as typeof process.stderr.write;
     try {
+      // A command line commander refuses is a usage error too.
+      expect(await main(['no-such-command'])).toBe(2);
+      expect(await main(['request', '/v1/options/chain/SPY/'])).toBe(2);
+      expect(written.join('')).toMatch(
+        /unknown command 'no-such-command'[\s\S]*required option '--store <dir>'/,
+      );
+      written.length = 0;
       const status = await main([
         'request',
         '--store',

@@ -55,8 +55,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync(argv as string[], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    // Commander has printed its own message (and the help) already.
-    if (error instanceof CommanderError) return error.exitCode;
+    // Commander has printed its own message already: help and version end well, anything else is a
+    // command line the caller got wrong.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_STATUS.usage;
     const { status, message } = exitOf(error);
     process.stderr.write(`pitchain: ${message}\n`);
     return status;
