@@ -1,8 +1,9 @@
 /**
- * Import circles among the source modules: `tsx scripts/import-cycles.ts` prints each circle (a strongly
- * connected group of files that import one another, type imports included) and exits 1 when there is any.
- * A circle means two files cannot be understood, tested or moved apart; a runtime circle can also leave a
- * binding undefined at load time depending on which file is imported first.
+ * Import circles among the source modules, and imports against the layer order of ARCHITECTURE.md:
+ * `tsx scripts/import-cycles.ts` prints each circle (a strongly connected group of files that import one
+ * another, type imports included) and each upward import, and exits 1 when there is any. A circle means
+ * two files cannot be understood, tested or moved apart; a runtime circle can also leave a binding
+ * undefined at load time depending on which file is imported first.
  *
  * It reads the import and re-export statements as text (relative specifiers only), which is all the
  * project uses: no dynamic `import()` of its own modules with computed names, no path aliases.
@@ -117,13 +118,58 @@ function components(edges: readonly ImportEdge[]): string[][] {
   return groups;
 }
 
+/**
+ * The layers of `src/` by folder (ARCHITECTURE.md's diagram), lowest first: a module imports only from
+ * its own folder or a lower layer. `index.ts` (the package root) re-exports from any.
+ */
+export const LAYERS: Readonly<Record<string, number>> = {
+  'errors.ts': 0,
+  'market-time': 1,
+  occ: 1,
+  pit: 2,
+  pricing: 2,
+  store: 2,
+  query: 3,
+  ingest: 3,
+  billing: 4,
+  service: 5,
+  library: 6,
+  backtest: 7,
+  http: 8,
+  client: 8,
+  cli: 9,
+};
+
+/** The first path segment of a file under `src/` (its folder, or the file itself at the top). */
+function layerName(srcDir: string, file: string): string {
+  return relative(srcDir, file).split(/[\\/]/)[0] as string;
+}
+
+/** Imports from a layer to a higher one, or to or from a folder the table does not place. */
+export function upwardImports(edges: readonly ImportEdge[], srcDir: string, root: string): string[] {
+  const out: string[] = [];
+  for (const edge of edges) {
+    const from = layerName(srcDir, edge.from);
+    const to = layerName(srcDir, edge.to);
+    if (from === to || from === 'index.ts') continue;
+    const [fromRank, toRank] = [LAYERS[from], LAYERS[to]];
+    if (fromRank === undefined || toRank === undefined || toRank >= fromRank) {
+      out.push(`${relative(root, edge.from)} → ${relative(root, edge.to)}`);
+    }
+  }
+  return out.sort();
+}
+
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   const root = fileURLToPath(new URL('../', import.meta.url));
-  const cycles = importCycles(importEdges(join(root, 'src')), root);
+  const edges = importEdges(join(root, 'src'));
+  const cycles = importCycles(edges, root);
   for (const cycle of cycles) {
     process.stdout.write(`${cycle.runtime ? 'runtime' : 'type'} circle: ${cycle.files.join(' ↔ ')}\n`);
   }
-  process.stdout.write(`${cycles.length} import circle(s)\n`);
-  process.exitCode = cycles.length === 0 ? 0 : 1;
+  const upward = upwardImports(edges, join(root, 'src'), root);
+  for (const line of upward) process.stdout.write(`upward import: ${line}\n`);
+  process.stdout.write(`${cycles.length} import circle(s), ${upward.length} upward import(s)\n`);
+  process.exitCode = cycles.length + upward.length === 0 ? 0 : 1;
 }

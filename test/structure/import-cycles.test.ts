@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importEdges } from '../../scripts/import-cycles.js';
+import { importCycles, importEdges, upwardImports } from '../../scripts/import-cycles.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /**
@@ -42,5 +42,22 @@ describe('import circles', () => {
   it('lists no circle that is gone', () => {
     const gone = KNOWN.filter((file) => !cycles.some((cycle) => cycle.files.includes(file)));
     expect(gone).toEqual([]);
+  });
+
+  it('imports only down the layers of ARCHITECTURE.md', () => {
+    const src = join(REPO_ROOT, 'src');
+    expect(upwardImports(importEdges(src), src, REPO_ROOT)).toEqual([]);
+    const edge = (from: string, to: string) => ({ from: join(src, from), to: join(src, to), typeOnly: true });
+    expect(
+      upwardImports(
+        [
+          edge('query/types.ts', 'service/modes.ts'),
+          edge('library/view.ts', 'query/types.ts'),
+          edge('x/a.ts', 'occ/index.ts'),
+        ],
+        src,
+        REPO_ROOT,
+      ),
+    ).toEqual(['src/query/types.ts → src/service/modes.ts', 'src/x/a.ts → src/occ/index.ts']);
   });
 });
