@@ -3,6 +3,7 @@
  * the endpoint's own schema (the one place a parameter is read), so a typed call and a request with the
  * same values are answered alike.
  */
+import { UsageError } from '../errors.js';
 import type { OptionValues } from '../query/options/records.js';
 import type { Mode } from '../query/types.js';
 
@@ -177,12 +178,13 @@ export type GenericColumns = { readonly [field: string]: unknown[] };
 
 /**
  * The query text of typed parameters: lists comma-joined, Dates as their UTC `YYYY-MM-DD`, numbers and
- * booleans as text. `undefined` leaves a parameter out; anything else that is not text is refused.
+ * booleans as text. `undefined` leaves a parameter out; anything else that is not text is the caller's
+ * `UsageError`.
  */
 export function toQuery(params: AnyParams | undefined): Record<string, string> {
   const query: Record<string, string> = Object.create(null);
   if (params === undefined || params === null) return query;
-  if (typeof params !== 'object') throw new TypeError('Parameters must be an object of name → value.');
+  if (typeof params !== 'object') throw new UsageError('Parameters must be an object of name → value.');
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined) continue;
     query[key] = paramText(key, value);
@@ -192,13 +194,13 @@ export function toQuery(params: AnyParams | undefined): Record<string, string> {
 
 function paramText(key: string, value: unknown): string {
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw new TypeError(`Parameter ${key}: invalid Date.`);
+    if (Number.isNaN(value.getTime())) throw new UsageError(`Parameter ${key}: invalid Date.`);
     return value.toISOString().slice(0, 10);
   }
   if (Array.isArray(value)) return value.map((item) => paramText(key, item)).join(',');
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
     return String(value);
-  throw new TypeError(
+  throw new UsageError(
     `Parameter ${key}: expected text, a number, a boolean, a Date or a list, got ${typeof value}.`,
   );
 }

@@ -106,7 +106,9 @@ describe('typed results on the library face', () => {
     const none = await store.options.chain('SPY', { date: '2020-03-13', strike: 10_000 });
     expect([none.length, none.meta.noData, none.meta.credits]).toEqual([0, true, 0]);
     expect(none.meta.prevTime).toBeTypeOf('number');
-    await expect(store.options.chain('SPY', { dte: {} as never })).rejects.toThrow(TypeError);
+    await expect(store.options.chain('SPY', { dte: {} as never })).rejects.toMatchObject({
+      name: 'UsageError',
+    });
     await expect(store.options.chain('SPY', {}, { now: 'yesterday-ish' })).rejects.toThrow(/Invalid instant/);
   });
 });
