@@ -23,22 +23,6 @@ export type OutputOptions = {
   readonly offset: number;
 };
 
-/** Query keys the pipeline consumes; endpoints never see them. */
-export const UNIVERSAL_KEYS = [
-  'format',
-  'headers',
-  'dateformat',
-  'columns',
-  'human',
-  'limit',
-  'offset',
-  'mode',
-  'maxage',
-  'maxAge',
-  'feed',
-  'token',
-] as const;
-
 /** One of a few words in any case; `expected` says which in the service's words. */
 const word = <const T extends readonly [string, ...string[]]>(words: T, expected: string) =>
   z
@@ -69,6 +53,16 @@ const schema = z.object({
   limit: count('limit', MAX_LIMIT).optional(),
   offset: count('offset', Number.MAX_SAFE_INTEGER).optional(),
 });
+
+/** Query keys the pipeline consumes (the output options, then mode and auth); endpoints never see them. */
+export const UNIVERSAL_KEYS: readonly string[] = [
+  ...Object.keys(schema.shape),
+  'mode',
+  'maxage',
+  'maxAge',
+  'feed',
+  'token',
+];
 
 /** Parses the universal parameters; a bad value is a 400 naming the parameter. */
 export function parseOutputOptions(query: Readonly<Record<string, string>>): OutputOptions {
