@@ -213,10 +213,13 @@ async function askOnce(
   const body = parseBody(response);
   if (response.status === 404) {
     if (typeof body['errmsg'] === 'string') {
-      throw new NotFoundError(404, body['errmsg'], {
-        ...body,
-        s: body['s'] === 'no_data' ? 'no_data' : 'error',
-      });
+      const rayId = response.headers.get('cf-ray') ?? undefined;
+      throw new NotFoundError(
+        404,
+        body['errmsg'],
+        { ...body, s: body['s'] === 'no_data' ? 'no_data' : 'error' },
+        { ...(rayId === undefined ? {} : { rayId }), text: response.text },
+      );
     }
     return { status: 404, credits, body, mode };
   }
