@@ -28,13 +28,14 @@ export function symbolBatches(
   let batch: string[] = [];
   let bytes = emptyLineBytes;
   for (const symbol of symbols) {
-    const cost = Buffer.byteLength(encodeQueryValue(symbol)) + (batch.length > 0 ? 1 : 0);
-    if (batch.length > 0 && (batch.length >= maxSymbols || bytes + cost > maxLineBytes)) {
+    // Percent-encoded text is ASCII: one byte per character.
+    const length = encodeQueryValue(symbol).length;
+    if (batch.length > 0 && (batch.length >= maxSymbols || bytes + 1 + length > maxLineBytes)) {
       batches.push(batch);
       batch = [];
       bytes = emptyLineBytes;
     }
-    bytes += Buffer.byteLength(encodeQueryValue(symbol)) + (batch.length > 0 ? 1 : 0);
+    bytes += length + (batch.length > 0 ? 1 : 0);
     batch.push(symbol);
   }
   if (batch.length > 0) batches.push(batch);

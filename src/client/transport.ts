@@ -56,7 +56,8 @@ export type TransportOptions = {
 /** The request line the service measures against its 4,094-byte limit. */
 export function requestLineBytes(url: string): number {
   const parsed = new URL(url);
-  return Buffer.byteLength(`GET ${parsed.pathname}${parsed.search} HTTP/1.1`);
+  // A parsed URL's path and query are percent-encoded ASCII: one byte per character.
+  return `GET ${parsed.pathname}${parsed.search} HTTP/1.1`.length;
 }
 
 /** The service's limit on the request line (L1). */
