@@ -59,6 +59,8 @@ export type MirrorEstimate = {
   readonly credits: number;
   /** Credits the estimate itself spent (strikes and a minute-bar probe per underlying). */
   readonly spent: number;
+  /** Set when the budget did not cover the estimate's own requests: the figures cover only part. */
+  readonly partial?: true;
 };
 
 export type MirrorReport = {
@@ -85,6 +87,7 @@ export type MirrorReport = {
 type Item = {
   readonly kind: 'chain' | 'daily' | 'minute';
   readonly underlying: string;
+  /** The session of a chain; the first session of a month of minute bars. */
   readonly session: string | undefined;
   readonly sessions: number;
   readonly source: string;
@@ -110,7 +113,9 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
   const plan = planItems(client, options, sessions);
   const missing = plan.filter((item) => !held.has(item.source));
   const estimate =
-    options.dryRun || options.budget !== undefined ? await estimateItems(client, missing, spent) : undefined;
+    options.dryRun || options.budget !== undefined
+      ? await estimateItems(client, missing, spent, options.budget)
+      : undefined;
   const todo =
     estimate === undefined
       ? missing
@@ -240,7 +245,7 @@ function planItems(client: Client, options: MirrorOptions, sessions: readonly st
         items.push({
           kind: 'minute',
           underlying,
-          session: undefined,
+          session: month.from,
           sessions: month.sessions,
           source: requestTarget({
             service: CANDLES,
@@ -289,8 +294,16 @@ async function estimateItems(
   client: Client,
   items: readonly Item[],
   spent: () => number,
+  budget: number | undefined,
 ): Promise<MirrorEstimate> {
   const before = spent();
+  // Each request of the estimate costs at most one credit (strikes; one session of minute bars).
+  let partial = false;
+  const affordable = () => {
+    const yes = budget === undefined || spent() + 1 <= budget;
+    partial ||= !yes;
+    return yes;
+  };
   const totals = new Map<string, { requests: number; credits: number }>();
   const add = (what: string, credits: number) => {
     const row = totals.get(what) ?? { requests: 0, credits: 0 };
@@ -299,21 +312,26 @@ async function estimateItems(
   for (const underlying of new Set(items.map((item) => item.underlying))) {
     const mine = items.filter((item) => item.underlying === underlying);
     const chains = mine.filter((item) => item.kind === 'chain');
+    if (!affordable()) break;
     if (chains.length > 0) {
       const first = await contractsOn(client, underlying, chains[0]!.session!);
       const last =
-        chains.length === 1 ? first : await contractsOn(client, underlying, chains.at(-1)!.session!);
+        chains.length === 1 || !affordable()
+          ? first
+          : await contractsOn(client, underlying, chains.at(-1)!.session!);
       chains.forEach((item, i) => {
         item.expectedRows = Math.round(first + ((last - first) * i) / Math.max(chains.length - 1, 1));
         add('option chains', Math.ceil(item.expectedRows / 1000));
       });
     }
     const minutes = mine.filter((item) => item.kind === 'minute');
-    const probeDay = minutes.length > 0 ? (chains[0]?.session ?? firstSessionOf(minutes[0]!)) : undefined;
+    const probeDay = minutes[0]?.session;
     const perSession =
-      probeDay === undefined ? 0 : (await client.stocks.candles('1', underlying, { date: probeDay })).length;
-    for (const item of minutes) {
-      item.expectedRows = perSession * item.sessions;
+      probeDay === undefined || !affordable()
+        ? undefined
+        : (await client.stocks.candles('1', underlying, { date: probeDay })).length;
+    for (const item of perSession === undefined ? [] : minutes) {
+      item.expectedRows = perSession! * item.sessions;
       if (item.expectedRows > 0) add('minute bars', Math.ceil(item.expectedRows / 1000));
     }
     for (const item of mine.filter((i) => i.kind === 'daily')) {
@@ -322,11 +340,12 @@ async function estimateItems(
     }
   }
   const rows = [...totals].map(([what, row]) => ({ what, ...row }));
-  return { rows, credits: rows.reduce((sum, row) => sum + row.credits, 0), spent: spent() - before };
-}
-
-function firstSessionOf(item: Item): string {
-  return /from=(\d{4}-\d{2}-\d{2})/.exec(item.source)?.[1] ?? '';
+  return {
+    rows,
+    credits: rows.reduce((sum, row) => sum + row.credits, 0),
+    spent: spent() - before,
+    ...(partial ? { partial: true as const } : {}),
+  };
 }
 
 /** Contracts listed on `session`: a call and a put per strike of every expiration (0 when none). */
@@ -563,6 +582,7 @@ function describeReport(
       ),
     );
     lines.push(`the estimate spent ${result.estimate.spent} credits (strikes, one session of minute bars)`);
+    if (result.estimate.partial) lines.push('partial estimate: the budget did not cover its own requests');
     if (options.dryRun) {
       lines.push(
         `dry run: spent ${result.credits} credits in all (market status and the estimate); nothing written`,

@@ -172,6 +172,18 @@ describe('pitchain mirror', () => {
     expect(partial.sessions.length).toBeGreaterThan(0);
     expect(partial.sessions).toEqual(everySession.slice(0, partial.sessions.length));
 
+    // A budget that does not even cover the estimate stops there, within it.
+    const tiny = await runMirror({
+      client,
+      store: copy,
+      underlyings: UNDERLYINGS,
+      from: FROM,
+      to: TO,
+      budget: 2,
+    });
+    expect(tiny).toMatchObject({ stopped: 'budget', fetched: 0, estimate: { partial: true } });
+    expect(tiny.credits).toBeLessThanOrEqual(2);
+
     const rest = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
     expect(rest).toMatchObject({ stopped: undefined, sessionsDone: 10 });
     expect(rest.sessionsMirrored).toBe(10 - stopped.sessionsDone);
