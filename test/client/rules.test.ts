@@ -221,6 +221,23 @@ describe('credits, concurrency and the environment', () => {
     expect(request!.url).toBe('/v1/stocks/candles/D/SPY/?from=2020-03-02&to=2020-03-06');
   });
 
+  it("counts a base URL's path in the 4,094-byte request line of each batch", async () => {
+    const { server } = await double([ok()]);
+    const client = createClient({ baseUrl: `${server.url}/behind/a/proxy`, token: 't' });
+    const symbols = Array.from({ length: 450 }, (_, i) => `S${String(i).padStart(7, '0')}`);
+    await client.stocks.prices(symbols);
+    const lines = server.requests.map((r) => `GET ${r.url} HTTP/1.1`.length);
+    expect(
+      server.requests.every((r) => r.url!.startsWith('/behind/a/proxy/v1/stocks/prices/?symbols=')),
+    ).toBe(true);
+    expect(lines).toHaveLength(2);
+    expect(Math.max(...lines)).toBeLessThanOrEqual(4094);
+    const sent = server.requests.flatMap((r) =>
+      new URL(r.url!, 'http://x').searchParams.get('symbols')!.split(','),
+    );
+    expect(sent.sort()).toEqual(symbols);
+  });
+
   it('refuses a clock instant: the service answers at its own', async () => {
     const { client } = await double([ok()]);
     await expect(client.stocks.candles('D', 'SPY', {}, { now: '2020-03-16T15:45:00-04:00' })).rejects.toThrow(
