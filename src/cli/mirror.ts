@@ -372,16 +372,21 @@ type Spooled = {
   readonly candles?: { symbol: string; resolution: string };
 };
 
-/** Stages answers as they arrive and commits them in batches, one commit at a time. */
+/**
+ * Stages answers as they arrive and commits them in batches, one commit at a time: every `every` answers,
+ * or sooner once `maxSeconds` have passed since the last commit (large chains arrive slowly).
+ */
 class Ingester {
   private pending: Spooled[] = [];
   private committing: Promise<void> = Promise.resolve();
   private count = 0;
+  private lastCommit = Date.now();
 
   constructor(
     private readonly store: string,
     private readonly spool: string,
     private readonly every: number,
+    private readonly maxSeconds = 30,
   ) {}
 
   async add(item: Item, result: QueryResult): Promise<void> {
@@ -394,13 +399,16 @@ class Ingester {
         ? {}
         : { candles: { symbol: item.underlying, resolution: item.kind === 'daily' ? 'D' : '1' } }),
     });
-    if (this.pending.length >= this.every) await this.flush();
+    if (this.pending.length >= this.every || Date.now() - this.lastCommit >= this.maxSeconds * 1000) {
+      await this.flush();
+    }
   }
 
   /** Commits what is pending (after any commit under way). */
   flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
+    this.lastCommit = Date.now();
     this.committing = this.committing.then(() =>
       batch.length === 0 ? undefined : commitBatch(this.store, batch),
     );
