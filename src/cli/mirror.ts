@@ -22,7 +22,7 @@ import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
 import { INTERRUPTED_EXIT } from './interrupt.js';
-import { startProgress } from './progress.js';
+import { type Progress, startProgress } from './progress.js';
 
 /** What `runMirror` copies, from where, into which store, within what budget. */
 export type MirrorOptions = {
@@ -45,6 +45,8 @@ export type MirrorOptions = {
   /** Stops the run as a budget would: what arrived is committed. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: MirrorProgress) => void;
+  /** Called with the estimate (dry run or budget) before anything but the cheap endpoints is fetched. */
+  readonly onEstimate?: (estimate: MirrorEstimate, sessions: { missing: number; total: number }) => void;
 };
 
 export type MirrorProgress = {
@@ -128,6 +130,8 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
   }
   const sessionsBefore = sessions.length - chainsLeft.size;
   let sessionsDone = sessionsBefore;
+  if (estimate !== undefined)
+    options.onEstimate?.(estimate, { missing: chainsLeft.size, total: sessions.length });
   const report = (
     stopped: MirrorReport['stopped'],
     failure: unknown,
@@ -494,13 +498,19 @@ export function registerMirror(program: Command): void {
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.once('SIGINT', onSigint);
-      const bar = options.dryRun ? undefined : startProgress('mirror', 0, 'sessions');
+      // The bar starts with the first progress, after the estimate is printed.
+      let bar: Progress | undefined;
       let result: MirrorReport;
       try {
         result = await runMirror({
           ...options,
           signal: controller.signal,
-          onProgress: (p) => bar?.update(p.sessionsDone, p.sessions, `${p.credits} credits`),
+          onEstimate: (estimate, sessions) =>
+            process.stdout.write(`${describeEstimate(estimate, sessions, options)}\n`),
+          onProgress: (p) => {
+            bar ??= startProgress('mirror', p.sessions, 'sessions');
+            bar.update(p.sessionsDone, p.sessions, `${p.credits} credits`);
+          },
         });
       } finally {
         bar?.stop();
@@ -570,35 +580,32 @@ function mirrorOptionsFrom(flags: MirrorFlags): Omit<MirrorOptions, 'signal' | '
   };
 }
 
-function describeReport(
-  result: MirrorReport,
-  options: { underlyings: readonly string[]; from: string; to: string; budget?: number; dryRun?: boolean },
+function describeEstimate(
+  estimate: MirrorEstimate,
+  sessions: { missing: number; total: number },
+  options: { underlyings: readonly string[]; from: string; to: string },
 ): string {
-  const lines: string[] = [];
   const range = `${options.underlyings.join(', ')} ${options.from}..${options.to}`;
-  if (result.estimate !== undefined) {
-    lines.push(
-      `estimate for ${range} (${result.sessions - result.sessionsDone} of ${result.sessions} sessions missing):`,
-    );
-    lines.push(
-      renderTable(
-        ['what', 'requests', 'credits'],
-        [
-          ...result.estimate.rows.map((row) => [row.what, row.requests, row.credits]),
-          ['total', result.estimate.rows.reduce((n, row) => n + row.requests, 0), result.estimate.credits],
-        ],
-      ),
-    );
-    lines.push(`the estimate spent ${result.estimate.spent} credits (strikes, one session of minute bars)`);
-    if (result.estimate.partial) lines.push('partial estimate: the budget did not cover its own requests');
-    if (options.dryRun) {
-      lines.push(
-        `dry run: spent ${result.credits} credits in all (market status and the estimate); nothing written`,
-      );
-      return lines.join('\n');
-    }
-    lines.push('');
+  return [
+    `estimate for ${range} (${sessions.missing} of ${sessions.total} sessions missing):`,
+    renderTable(
+      ['what', 'requests', 'credits'],
+      [
+        ...estimate.rows.map((row) => [row.what, row.requests, row.credits]),
+        ['total', estimate.rows.reduce((n, row) => n + row.requests, 0), estimate.credits],
+      ],
+    ),
+    `the estimate spent ${estimate.spent} credits (strikes, one session of minute bars)`,
+    ...(estimate.partial ? ['partial estimate: the budget did not cover its own requests'] : []),
+    '',
+  ].join('\n');
+}
+
+function describeReport(result: MirrorReport, options: { budget?: number; dryRun?: boolean }): string {
+  if (options.dryRun) {
+    return `dry run: spent ${result.credits} credits in all (market status and the estimate); nothing written`;
   }
+  const lines: string[] = [];
   const rate = result.seconds > 0 ? result.sessionsMirrored / result.seconds : 0;
   lines.push(
     renderTable(
