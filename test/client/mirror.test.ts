@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMirror } from '../../src/cli/mirror.js';
+import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
 import { openStore, type Store } from '../../src/library/store.js';
 import { runCommand } from '../helpers/build.js';
@@ -297,6 +298,15 @@ describe('pitchain mirror on the command line', () => {
     );
     expect(run.stdout).toMatch(/\ndry run: spent \d+ credits in all/);
     await expect(fs.stat(target)).rejects.toThrow();
+  });
+
+  it('shows sessions and credits on its progress bar', () => {
+    expect(progressFormat('mirror', 'sessions', 10, true)).toBe(
+      'mirror [{bar}] {percentage}% | {value}/{total} sessions | {note} | {duration_formatted}',
+    );
+    expect(progressFormat('ingest', 'rows', 10)).toBe(
+      'ingest [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | {duration_formatted}',
+    );
   });
 
   it('refuses bad flags with exit 2 and an example', async () => {
