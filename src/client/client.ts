@@ -45,6 +45,8 @@ export type ClientOptions = {
   readonly retryMaxWaitMs?: number;
   /** The longest `Retry-After` in ms the client waits on before retrying (default 300,000). */
   readonly retryAfterMaxMs?: number;
+  /** How long one attempt may take before it is retried as a network failure (default 99,000 ms, as the SDKs). */
+  readonly timeoutMs?: number;
   /** Requests in flight at once (default and most: 50, the service's cap per account). */
   readonly maxInFlight?: number;
   /** The fetch function (default: the global one). */
@@ -102,6 +104,7 @@ export function createClient(options: ClientOptions = {}): Client {
     retryMaxWaitMs: options.retryMaxWaitMs ?? 10_000,
     retryAfterMaxMs: options.retryAfterMaxMs ?? 300_000,
     maxInFlight,
+    timeoutMs: options.timeoutMs ?? 99_000,
     userAgent: USER_AGENT,
     fetch: options.fetch ?? globalThis.fetch,
     wait: options.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),

@@ -47,6 +47,8 @@ export type TransportOptions = {
   /** Longest wait a `Retry-After` may impose before the client gives up waiting on it. */
   readonly retryAfterMaxMs: number;
   readonly maxInFlight: number;
+  /** How long one attempt may take, answer read included, before it counts as a network failure. */
+  readonly timeoutMs: number;
   readonly userAgent: string;
   readonly fetch: typeof fetch;
   readonly wait: (ms: number) => Promise<void>;
@@ -95,7 +97,10 @@ export class Transport {
       let text: string;
       await this.acquire();
       try {
-        response = await this.options.fetch(this.url(target), { headers: this.headers(token) });
+        response = await this.options.fetch(this.url(target), {
+          headers: this.headers(token),
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
         text = await response.text();
       } catch (cause) {
         if (attempt < maxRetries) {

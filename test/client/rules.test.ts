@@ -79,6 +79,26 @@ describe('retries', () => {
     expect(lost.server.requests).toHaveLength(2);
   });
 
+  it('gives up on an attempt that outlasts timeoutMs, and retries it as a network failure', async () => {
+    let first = true;
+    const server = await scriptedServer(async () => {
+      if (!first) return ok();
+      first = false;
+      return new Promise<Scripted>(() => {}); // never answers
+    });
+    closers.push(server.close);
+    const waits: number[] = [];
+    const client = createClient({
+      baseUrl: server.url,
+      timeoutMs: 200,
+      wait: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    expect((await client.stocks.candles('D', 'SPY')).length).toBe(1);
+    expect([server.requests.length, waits]).toEqual([2, [500]]);
+  });
+
   it('never retries a 4xx, nor a 500 (the request itself failed), nor a 429 with Retry-After', async () => {
     for (const [status, Kind] of [
       [400, BadRequestError],
