@@ -10,6 +10,7 @@ import { registerGenerate } from './generate.js';
 import { registerInfo } from './info.js';
 import { registerIngest } from './ingest.js';
 import { registerLog } from './log.js';
+import { registerMirror } from './mirror.js';
 import { registerRequest } from './request.js';
 import { registerServe } from './serve.js';
 import { registerVerify } from './verify.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerInfo(program);
   registerIngest(program);
   registerLog(program);
+  registerMirror(program);
   registerRequest(program);
   registerServe(program);
   registerVerify(program);
