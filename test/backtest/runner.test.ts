@@ -35,7 +35,7 @@ describe('backtest()', () => {
     });
     const sessions = sessionsBetween('2020-03-09', '2020-03-20');
     expect(seen.map((c) => c.session)).toEqual(sessions);
-    expect(seen.map((c) => c.now)).toEqual(sessions.map((s) => etWallToSeconds(s, '15:45')));
+    expect(seen.map((c) => c.now)).toEqual(sessions.map((s) => etWallToSeconds(s, '16:00')));
     seen.forEach((context, i) => {
       expect(context.view.policy).toBe('strict');
       expect(latest[i]).not.toBeNull();
@@ -54,12 +54,13 @@ describe('backtest()', () => {
     expect(report.creditsByPart.strategy).toBeGreaterThan(sessions.length);
   });
 
-  it("refuses a strategy's look at its own session's close, and counts it in the report", async () => {
+  it("refuses a strategy's look at its own session's close before the close, and counts it in the report", async () => {
     const refused: string[] = [];
     const report = await backtest({
       store,
       from: '2020-03-16',
       to: '2020-03-18',
+      at: '15:45',
       strategy: {
         async onSession({ view, session }) {
           try {
@@ -127,8 +128,8 @@ describe('backtest()', () => {
     });
     expect(report.trades).toEqual([]);
     expect(report.rejected.map((r) => r.reason)).toEqual([
-      'an order needs a symbol and a non-zero whole quantity',
       'the store lists no such contract',
+      'an order needs a symbol and a non-zero whole quantity',
       'the contract has expired',
     ]);
   });
