@@ -1,10 +1,8 @@
 /**
  * Marks without a price. A contract whose quote is not a price (see quotes.ts) is marked at its last
- * valid implied volatility repriced at the current underlying, point-in-time; then the contracts held
- * together are kept within what they can be worth together: the legs of one underlying, expiration and
- * side have a value at expiration between the least and the most their payoff can be, and a model or
- * carried mark is moved so that the group's value stays there (a put spread is never worth more than
- * its width, nor less than nothing).
+ * valid implied volatility repriced at the current underlying, point-in-time; then within the
+ * no-arbitrage bounds the quoted contracts held with it set (a put spread is never worth more than its
+ * width, nor less than nothing).
  */
 import { exerciseStyleOf, sessionCloseSeconds } from '../market-time/index.js';
 import { yearsBetween } from '../pricing/european.js';
@@ -38,48 +36,44 @@ export function modelValue(
   };
 }
 
-/** A leg of a group: its terms, signed quantity, mark per unit, and whether that mark is an estimate. */
+/** A leg of a group (one underlying, expiration and side): its strike, mark per unit, and whether that mark is an estimate. */
 export type GroupLeg = {
   readonly side: 'call' | 'put';
   readonly strike: number;
-  readonly quantity: number;
   mark: number;
   readonly estimated: boolean;
 };
 
 /**
- * The least and most a group of one side's legs (same underlying and expiration) can be worth per unit
- * of quantity: the range of its payoff over every underlying price (unbounded where the payoff is).
- */
-export function payoffBounds(legs: readonly GroupLeg[]): { low: number; high: number } {
-  const payoff = (s: number) =>
-    legs.reduce(
-      (sum, leg) => sum + leg.quantity * Math.max(0, leg.side === 'call' ? s - leg.strike : leg.strike - s),
-      0,
-    );
-  const points = [0, ...legs.map((leg) => leg.strike)];
-  let low = Math.min(...points.map(payoff));
-  let high = Math.max(...points.map(payoff));
-  // Past the highest strike calls keep paying their net quantity per point; puts pay nothing.
-  const tail = legs.reduce((sum, leg) => sum + (leg.side === 'call' ? leg.quantity : 0), 0);
-  if (tail > 0) high = Number.POSITIVE_INFINITY;
-  if (tail < 0) low = Number.NEGATIVE_INFINITY;
-  return { low, high };
-}
-
-/**
- * Moves the estimated legs' marks, equally in value, so that the group's value lies within its payoff
- * bounds; quoted legs keep their marks. Returns whether any mark moved.
+ * Moves each estimated leg's mark into the range the quoted legs of its group allow: of one side and
+ * expiration, a put with a higher strike is worth at least as much as one with a lower strike and at
+ * most the strikes' difference more (calls mirrored). So a put spread held with a 0/0 short leg is
+ * worth between nothing and its width. Returns whether any mark moved.
  */
 export function boundGroup(legs: GroupLeg[]): boolean {
-  const estimated = legs.filter((leg) => leg.estimated);
-  if (estimated.length === 0 || legs.length < 2) return false;
-  const { low, high } = payoffBounds(legs);
-  const value = legs.reduce((sum, leg) => sum + leg.quantity * leg.mark, 0);
-  const target = Math.min(high, Math.max(low, value));
-  if (Math.abs(target - value) < 1e-9) return false;
-  const share = (target - value) / estimated.length;
-  for (const leg of estimated)
-    leg.mark = Math.max(0, Math.round((leg.mark + share / leg.quantity) * 10_000) / 10_000);
-  return true;
+  const quoted = legs.filter((leg) => !leg.estimated);
+  let moved = false;
+  for (const leg of legs) {
+    if (!leg.estimated) continue;
+    let low = 0;
+    let high = Number.POSITIVE_INFINITY;
+    for (const q of quoted) {
+      // How much more `leg` pays than `q` at most (its strike is better by `gap`), and at least 0.
+      const gap = leg.side === 'put' ? leg.strike - q.strike : q.strike - leg.strike;
+      if (gap >= 0) {
+        low = Math.max(low, q.mark);
+        high = Math.min(high, q.mark + gap);
+      } else {
+        low = Math.max(low, q.mark + gap);
+        high = Math.min(high, q.mark);
+      }
+    }
+    if (low > high) continue; // the quotes themselves disagree: leave the estimate
+    const bounded = Math.min(high, Math.max(low, leg.mark));
+    if (bounded !== leg.mark) {
+      leg.mark = Math.round(bounded * 10_000) / 10_000;
+      moved = true;
+    }
+  }
+  return moved;
 }

@@ -231,7 +231,7 @@ export class BacktestRun {
     if (held?.mark != null) this.portfolio.mark(terms.symbol, held.mark, held.markTime, 'last');
   }
 
-  /** Moves model and carried marks so that each group of legs held together stays within its payoff bounds. */
+  /** Moves model and carried marks within the no-arbitrage bounds of the quoted contracts held with them. */
   private boundEstimates(): void {
     const groups = new Map<string, { symbol: string; leg: GroupLeg; position: Position }[]>();
     for (const p of this.portfolio.positions()) {
@@ -244,7 +244,6 @@ export class BacktestRun {
         leg: {
           side: p.side,
           strike: p.strike,
-          quantity: p.quantity,
           mark: p.mark,
           estimated: p.markSource === 'model' || p.markSource === 'last',
         },
