@@ -7,6 +7,7 @@
  * not stock quotes), and a last trade of the stock is its price. One place for the rule, so that fills,
  * marks and the report agree.
  */
+import { sessionCloseSeconds, toEtDate } from '../market-time/index.js';
 
 /** A quote as the runner reads it: bid, ask and sizes (null where the vendor gives none), and when. */
 export type Quote = {
@@ -47,9 +48,14 @@ export function midOf(quote: Quote): number {
   return Math.round(((quote.bid! + quote.ask!) / 2) * 10_000) / 10_000;
 }
 
-/** How old a quote is at `now`, in seconds (infinite when it carries no time). */
-export function quoteAge(quote: Quote, now: number): number {
-  return quote.time === null ? Number.POSITIVE_INFINITY : now - quote.time;
+/**
+ * How old a quote is at `now`, in seconds (infinite when it carries no time). Counted up to the
+ * session's close when `now` is after it: nothing newer can be quoted then, so an end-of-day snapshot
+ * (stamped 16:00, or at an early close) is as fresh as the session gets.
+ */
+export function quoteAge(quote: { readonly time: number | null }, now: number): number {
+  if (quote.time === null) return Number.POSITIVE_INFINITY;
+  return Math.max(0, Math.min(now, sessionCloseSeconds(toEtDate(now))) - quote.time);
 }
 
 /** An age in words: `45 s`, `20 min`, `3.0 h`, `2.9 days`. */

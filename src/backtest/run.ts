@@ -222,6 +222,21 @@ export class BacktestRun {
     }
     const iv = this.lastIv.get(terms.symbol);
     const spot = quote?.underlyingPrice ?? this.underlyingPrices.get(terms.underlying);
+    // In its expiration session, once the market has closed, a contract is worth what it settles for.
+    if (
+      spot !== undefined &&
+      terms.expiration === toEtDate(now) &&
+      now >= sessionCloseSeconds(terms.expiration)
+    ) {
+      const intrinsic = Math.max(0, terms.side === 'call' ? spot - terms.strike : terms.strike - spot);
+      this.portfolio.mark(
+        terms.symbol,
+        Math.round(intrinsic * 10_000) / 10_000,
+        quote?.time ?? null,
+        'intrinsic',
+      );
+      return;
+    }
     if (iv !== undefined && spot !== undefined) {
       const model = modelValue(terms, iv, spot, now);
       this.portfolio.mark(terms.symbol, model.price, quote?.time ?? null, 'model', model.greeks);
@@ -275,7 +290,7 @@ export class BacktestRun {
     const close = await this.market.stockClose(symbol, now, this.sessions[0]!, this.sessions.at(-1)!);
     if (close === undefined) return;
     this.underlyingPrices.set(symbol, close.price);
-    const source: MarkSource = now - close.time > this.execution.maxQuoteAge ? 'stale' : 'quote';
+    const source: MarkSource = quoteAge(close, now) > this.execution.maxQuoteAge ? 'stale' : 'quote';
     this.portfolio.mark(symbol, close.price, close.time, source);
   }
 

@@ -42,6 +42,8 @@ export type MarkSource =
   | 'model'
   /** No valid quote and no model: the last valid mark carried. */
   | 'last'
+  /** No valid quote, in its expiration session after the close: the intrinsic value at the underlying. */
+  | 'intrinsic'
   /** Not marked yet: the fill price. */
   | 'fill';
 
