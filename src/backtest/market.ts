@@ -38,6 +38,7 @@ export class MarketReader {
         ask: c.ask[0] ?? null,
         bidSize: c.bidSize[0] ?? null,
         askSize: c.askSize[0] ?? null,
+        mid: c.mid[0] ?? null,
         last: c.last[0] ?? null,
         time: c.updated[0] ?? null,
         underlyingPrice: c.underlyingPrice[0] ?? null,
@@ -104,6 +105,7 @@ export class MarketReader {
       ask: column('ask'),
       bidSize: column('bidSize'),
       askSize: column('askSize'),
+      mid: column('mid'),
       last: column('last'),
       time: column('updated'),
     };

@@ -15,6 +15,8 @@ export type Quote = {
   readonly ask: number | null;
   readonly bidSize: number | null;
   readonly askSize: number | null;
+  /** The service's mid ((bid + ask) / 2, half up to the cent), as the chain prints it. */
+  readonly mid?: number | null;
   readonly last: number | null;
   /** The quote's `updated`, epoch seconds. */
   readonly time: number | null;
@@ -43,9 +45,9 @@ export function quoteProblem(
   return undefined;
 }
 
-/** The mid of a valid quote, to 1/10,000 (the store's precision). */
+/** The mark of a valid quote: the service's mid, as the strategy reads it in a chain. */
 export function midOf(quote: Quote): number {
-  return Math.round(((quote.bid! + quote.ask!) / 2) * 10_000) / 10_000;
+  return quote.mid ?? Math.round(((quote.bid! + quote.ask!) / 2) * 10_000) / 10_000;
 }
 
 /**
