@@ -58,6 +58,12 @@ describe('fresh fills', () => {
     ]);
     expect(report.finalPositions).toMatchObject([{ symbol: PUT, markSource: 'quote' }]);
     expect(report.marks).toEqual({ stale: 0, model: 0, last: 0 });
+    // The portfolio's Greeks: the put's delta (-0.268 that day) × -1 contract × 100 shares.
+    expect(report.equity[0]!.greeks.delta).toBeCloseTo(26.8, 6);
+    expect(report.equity[0]!.greeks.vega).toBeCloseTo(-27.4, 6);
+    // A naked short equity put: 20 % of SPY less the out-of-the-money amount, or 10 % of the strike.
+    const spy = 254.38;
+    expect(report.equity[0]!.marginUsed).toBeCloseTo(Math.max(0.2 * spy - (spy - 240), 24) * 100, 2);
   });
 
   it('counts and lists marks on quotes older than maxQuoteAge', async () => {

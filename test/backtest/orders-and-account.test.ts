@@ -120,6 +120,32 @@ describe('buying power', () => {
   });
 });
 
+describe('interest on cash', () => {
+  it('accrues cashRate on the cash held, by calendar day, into the P&L', async () => {
+    const report = await backtest({
+      store,
+      from: '2019-01-04',
+      to: '2019-01-08',
+      cashRate: 0.0365,
+      strategy: { onSession: () => [] },
+    });
+    // Friday to Monday is 3 days, Monday to Tuesday 1: 100,000 × 3.65 % × 3/365 = 30, then 10.003.
+    expect(report.equity.map((p) => p.cash)).toEqual([100_000, 100_030, 100_040]);
+    expect(report.interest).toBe(40);
+    expect(report.pnl).toBe(40);
+  });
+
+  it('refuses an account or a rate it cannot use', async () => {
+    const strategy = { onSession: () => [] };
+    await expect(
+      backtest({ store, from: '2019-01-04', to: '2019-01-08', strategy, account: 'portfolio' as never }),
+    ).rejects.toThrow("account must be 'cash' or 'margin'");
+    await expect(
+      backtest({ store, from: '2019-01-04', to: '2019-01-08', strategy, cashRate: Number.NaN }),
+    ).rejects.toThrow(/cashRate/);
+  });
+});
+
 describe('the period', () => {
   it('refuses a period outside the sessions the store holds, naming them', async () => {
     const strategy = { onSession: () => [] };
