@@ -114,13 +114,14 @@ export class MarketReader {
   /**
    * The settlement value of an underlying on its expiration session: the opening price (`AM`) or the
    * closing price (`PM`) from the store's daily bars; without bars, the close the option snapshots of
-   * that session carry, and a warning says so.
+   * that session carry (a chain's, else the expiring contract `symbol`'s own), with a warning for AM.
    */
   async settlementValue(
     underlying: string,
     session: string,
     style: 'AM' | 'PM',
     afterSeconds: number,
+    symbol?: string,
   ): Promise<{ value: number; approximate?: string } | undefined> {
     const bars = await this.answered(() =>
       this.store.stocks.candles(
@@ -138,9 +139,19 @@ export class MarketReader {
     const chain = await this.answered(() =>
       this.store.options.chain(underlying, { date: session, strikeLimit: 1 }, { now: afterSeconds }),
     );
-    const price = chain?.columns.underlyingPrice.find((value) => value !== null);
-    if (chain === undefined || price === undefined || price === null) return undefined;
-    this.credits += chain.meta.credits;
+    let price = chain?.columns.underlyingPrice.find((value) => value !== null) ?? null;
+    if (chain !== undefined) this.credits += chain.meta.credits;
+    if (price === null && symbol !== undefined) {
+      // The expiring contract's own snapshot of that session carries the underlying's price too.
+      const quote = await this.answered(() =>
+        this.store.options.quotes(symbol, { date: session }, { now: afterSeconds }),
+      );
+      if (quote !== undefined) {
+        this.credits += quote.meta.credits;
+        price = quote.columns.underlyingPrice.find((value) => value !== null) ?? null;
+      }
+    }
+    if (price === null) return undefined;
     return style === 'AM'
       ? {
           value: price,

@@ -482,7 +482,7 @@ export class BacktestRun {
       // The value is known once its session closes; asked the night after (a dated request needs a
       // past date), when the store serves it.
       const after = sessionCloseSeconds(t.expiration) + 10 * 3600;
-      const settlement = await this.market.settlementValue(t.underlying, t.expiration, t.settlement, after);
+      const settlement = await this.market.settlementValue(t.underlying, t.expiration, t.settlement, after, t.symbol);
       let value: number;
       if (settlement !== undefined) {
         if (settlement.approximate !== undefined) this.warnings.push(settlement.approximate);

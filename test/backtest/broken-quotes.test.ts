@@ -114,3 +114,26 @@ describe('broken quotes on 2018-02-05 (real SPXW)', () => {
     expect(report.marks.model).toBe(2);
   });
 });
+
+describe('settlement without daily bars (real SPXW)', () => {
+  it('settles an expiring put at the close its own snapshot carries, never at $0', async () => {
+    // SPX closed at 2823.89 on 2018-01-31 (the snapshots' underlying price); the store has no SPX bars.
+    const report = await backtest({
+      store,
+      from: '2018-01-25',
+      to: '2018-02-01',
+      strategy: {
+        onSession: (c) =>
+          c.session === '2018-01-25' ? [{ symbol: 'SPXW180131P02850000', quantity: 1 }] : [],
+      },
+    });
+    expect(report.trades.find((t) => t.reason === 'expiration')).toMatchObject({
+      session: '2018-01-31',
+      symbol: 'SPXW180131P02850000',
+      quantity: -1,
+      price: 26.11,
+      cashFlow: 2611,
+    });
+    expect(report.warnings).toEqual([]);
+  });
+});
