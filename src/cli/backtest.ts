@@ -47,7 +47,10 @@ export function registerBacktest(program: Command): void {
     .requiredOption('--store <dir>', 'store directory')
     .requiredOption('--from <date>', 'first session, e.g. 2019-01-02')
     .requiredOption('--to <date>', 'last session, e.g. 2020-12-31')
-    .option('--at <hh:mm>', 'decision time, Eastern (default 15:45; the same time before an early close)')
+    .option(
+      '--at <hh:mm>',
+      'decision time, Eastern (default 16:00, the close; before 16:00, the same time before an early close)',
+    )
     .option(
       '--fill <model>',
       'mid, bid-ask, or a fraction of the half-spread from the mid such as 0.66 (default mid)',
