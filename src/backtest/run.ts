@@ -18,7 +18,7 @@ import { describeFill, type Execution, executionOf, fillPrice, roundCash } from 
 import { type MarginHolding, marginRequirement } from './margin.js';
 import { MarketReader } from './market.js';
 import { boundGroup, type GroupLeg, modelValue } from './model-marks.js';
-import { type Instrument, Portfolio, rootOf, termsOf } from './portfolio.js';
+import { type Instrument, Portfolio, termsOf } from './portfolio.js';
 import { describeAge, midOf, type Quote, quoteAge, quoteProblem } from './quotes.js';
 import type {
   BacktestOptions,
@@ -403,7 +403,7 @@ export class BacktestRun {
         leg,
         instrument,
         quote: quote!,
-        price: fillPrice(quote as never, leg.quantity, this.execution),
+        price: fillPrice({ bid: quote!.bid!, ask: quote!.ask! }, leg.quantity, this.execution),
       });
     }
 
@@ -482,7 +482,13 @@ export class BacktestRun {
       // The value is known once its session closes; asked the night after (a dated request needs a
       // past date), when the store serves it.
       const after = sessionCloseSeconds(t.expiration) + 10 * 3600;
-      const settlement = await this.market.settlementValue(t.underlying, t.expiration, t.settlement, after, t.symbol);
+      const settlement = await this.market.settlementValue(
+        t.underlying,
+        t.expiration,
+        t.settlement,
+        after,
+        t.symbol,
+      );
       let value: number;
       if (settlement !== undefined) {
         if (settlement.approximate !== undefined) this.warnings.push(settlement.approximate);
@@ -576,5 +582,3 @@ export function drawdown(curve: readonly number[]): { maxDrawdown: number; maxDr
     maxDrawdownPct: Math.round(maxDrawdownPct * 10_000) / 10_000,
   };
 }
-
-export { rootOf };
