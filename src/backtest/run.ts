@@ -364,7 +364,7 @@ export class BacktestRun {
     if (new Set(legs.map((l) => l.symbol)).size !== legs.length) {
       return void reject('a combo order names a symbol twice');
     }
-    const limit = order.limit;
+    const limit = order?.limit;
     if (limit !== undefined && !Number.isFinite(limit))
       return void reject(`the limit must be a number, not ${limit}`);
 

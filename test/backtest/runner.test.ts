@@ -123,6 +123,14 @@ describe('backtest()', () => {
           { symbol: 'SPY990101P00100000', quantity: 1 },
           { symbol: 'SPY200417P00240000', quantity: 0.5 },
           { symbol: 'SPY200221P00300000', quantity: 1 },
+          null as never,
+          { legs: [] },
+          {
+            legs: [
+              { symbol: 'SPY200417P00240000', quantity: 1 },
+              { symbol: 'SPY200417P00240000', quantity: -1 },
+            ],
+          },
         ],
       },
     });
@@ -131,6 +139,9 @@ describe('backtest()', () => {
       'the store lists no such contract',
       'an order needs a symbol and a non-zero whole quantity',
       'the contract has expired',
+      'an order needs a symbol and a non-zero whole quantity',
+      'a combo order needs at least one leg',
+      'a combo order names a symbol twice',
     ]);
   });
 
