@@ -215,7 +215,6 @@ export function formatReport(report: BacktestReport): string {
     `${report.strategy}`,
     `sessions ${report.from} .. ${report.to} at ${report.at} ET; data version ${report.dataVersion}`,
     `fills: ${report.fill}`,
-    `account: ${report.account}`,
     '',
     `starting cash   ${money(report.startingCash)}`,
     `final equity    ${money(report.startingCash + report.pnl)}`,
@@ -225,14 +224,22 @@ export function formatReport(report: BacktestReport): string {
     `credits         ${report.credits} (strategy ${report.creditsByPart.strategy}, marks and fills ${report.creditsByPart.runner})`,
     `requests        ${report.requests}, look-ahead reads ${report.lookAheadReads}`,
     `marks           ${report.marks.stale} on stale quotes, ${report.marks.model} model, ${report.marks.last} carried`,
+    `margin used     ${money(report.equity.at(-1)?.marginUsed ?? 0)} at the end (${report.account} account)`,
   ];
-  for (const note of report.markNotes) {
+  // Long lists are cut to their first entries here; all of them are in --json.
+  const shown = 20;
+  const cut = (count: number, what: string) => {
+    if (count > shown) lines.push(`${what}: the first ${shown} of ${count} (all in --json)`);
+  };
+  cut(report.markNotes.length, 'marks not on a fresh quote');
+  for (const note of report.markNotes.slice(0, shown)) {
     lines.push(
       `  ${note.source.padEnd(5)} ${note.symbol} on ${note.sessions} session(s), ${note.first} .. ${note.last}`,
     );
   }
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
-  for (const r of report.rejected) {
+  cut(report.rejected.length, 'rejected orders');
+  for (const r of report.rejected.slice(0, shown)) {
     const what =
       'legs' in r ? r.legs.map((l) => `${l.quantity} ${l.symbol}`).join(' / ') : `${r.quantity} ${r.symbol}`;
     lines.push(`rejected ${r.session} ${what}: ${r.reason}`);
