@@ -152,9 +152,10 @@ export class BacktestRun {
     this.lookAheadReads += audit.lookAheadReads;
     this.strategyCredits += audit.credits;
     if (orders.length > 0) {
-      const next = this.execution.fillAt === 'next';
-      const fillView = next ? this.store.at(close, { policy: 'strict', greeks }) : view;
-      for (const order of orders) await this.fillOrder(order, session, next ? close : now, fillView);
+      // `next`: the session's close, never before the decision (a 16:00 decision on an early close).
+      const at = this.execution.fillAt === 'next' ? Math.max(close, now) : now;
+      const fillView = at === now ? view : this.store.at(at, { policy: 'strict', greeks });
+      for (const order of orders) await this.fillOrder(order, session, at, fillView);
     }
     this.equity.push({
       session,
