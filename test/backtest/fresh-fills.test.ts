@@ -66,6 +66,19 @@ describe('fresh fills', () => {
     expect(report.equity[0]!.marginUsed).toBeCloseTo(Math.max(0.2 * spy - (spy - 240), 24) * 100, 2);
   });
 
+  it("fills a 15:45 decision at the session's close with fillAt 'next', on the close's quote", async () => {
+    const report = await backtest({
+      store,
+      from: '2019-01-07',
+      to: '2019-01-07',
+      at: '15:45',
+      fillAt: 'next',
+      strategy: on('2019-01-07', [{ symbol: PUT, quantity: -1 }]),
+    });
+    const close = etWallToSeconds('2019-01-07', '16:00');
+    expect(report.trades).toEqual([expect.objectContaining({ price: 4.49, time: close, quoteTime: close })]);
+  });
+
   it('counts and lists marks on quotes older than maxQuoteAge', async () => {
     // A day's age allowed: Tuesday's 15:45 fill takes Monday's close, and Monday 2019-01-14's mark
     // takes Friday's (71.75 h).
