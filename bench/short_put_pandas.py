@@ -8,11 +8,11 @@ object: the trades as [session, symbol, quantity, price], `readSeconds` (the CSV
 their instants) and `runSeconds` (everything after: the joins, the session loop, the trades).
 
 It decides as the pitchain run with `greeks: 'vendor'` does, rule for rule:
-- Decisions at each session's close minus 15 minutes (15:45 ET; 12:45 on early closes), the close being
-  the end of the session's last minute bar.
+- Decisions at 16:00 ET of each session (also on early closes), where end-of-day snapshots are stamped.
 - A contract's quote at a decision is its latest snapshot with quote time at or before the decision
-  instant: the session's 15:45 snapshot where it has one, else its latest earlier one (the previous
-  session's 16:00 EOD row), so nothing is read before it was known.
+  instant, so nothing is read before it was known. An order fills only on a price: bid and ask above 0,
+  not crossed, with size, quoted at most 15 minutes before the decision (or before the session's close,
+  the close being the end of the session's last minute bar, when that is earlier); else nothing fills.
 - The expiration is the one the service's `dte=30` picks: among the standard expirations, not expired,
   of the contracts quoted so far, the one whose calendar days from the session are closest to 30 (the
   earlier on a tie). Then the put whose delta is nearest -0.30 among its puts with bid > 0, the first in
@@ -42,7 +42,7 @@ TARGET_DELTA = -0.30
 PROFIT_TAKE = 0.5
 SECONDS_PER_YEAR = 365 * 86_400
 STOCK_DELAY_SECONDS = 15 * 60
-DECISION_BEFORE_CLOSE_SECONDS = 15 * 60
+MAX_QUOTE_AGE_SECONDS = 15 * 60
 
 
 def js_round(x):
@@ -77,7 +77,17 @@ def epoch_seconds(text):
 def read(directory):
     quotes = pd.read_csv(
         f"{directory}/option_quotes.csv",
-        usecols=["option_symbol", "session_date", "quote_time", "bid", "ask", "underlying_price", "iv"],
+        usecols=[
+            "option_symbol",
+            "session_date",
+            "quote_time",
+            "bid",
+            "ask",
+            "bid_size",
+            "ask_size",
+            "underlying_price",
+            "iv",
+        ],
     )
     quotes["quote_time"] = epoch_seconds(quotes["quote_time"])
     contracts = pd.read_csv(
@@ -120,15 +130,23 @@ def run(quotes, contracts, bars, first, last):
             return known["c"].iloc[-1]
         return daily[daily.index < session].iloc[-1]
 
+    def fillable(quote, session, now):
+        """A price (two-sided, not crossed, with size) no older than the limit at the decision."""
+        if not (quote.bid > 0 and quote.ask > 0 and quote.ask >= quote.bid):
+            return False
+        if quote.bid_size == 0 or quote.ask_size == 0:
+            return False
+        return min(now, int(closes[session])) - quote.quote_time <= MAX_QUOTE_AGE_SECONDS
+
     trades = []
     option = None  # the short put: symbol, strike, expiration, premium
     shares = 0
 
     for session in sessions:
-        now = int(closes[session]) - DECISION_BEFORE_CLOSE_SECONDS
+        now = int(pd.Timestamp(f"{session} 16:00", tz="America/New_York").timestamp())
         if option is not None:
             quote = latest(option["symbol"], now)
-            if quote is not None:
+            if quote is not None and fillable(quote, session, now):
                 mid = (quote["bid"] + quote["ask"]) / 2
                 if service_mid(quote["bid"], quote["ask"]) <= option["premium"] * PROFIT_TAKE:
                     trades.append([session, option["symbol"], 1, round_price(mid)])
@@ -159,7 +177,7 @@ def run(quotes, contracts, bars, first, last):
                     continue
                 if best is None or abs(delta - TARGET_DELTA) < abs(best[1] - TARGET_DELTA):
                     best = (row, delta)
-            if best is not None:
+            if best is not None and fillable(best[0], session, now):
                 row = best[0]
                 premium = round_price((row.bid + row.ask) / 2)
                 trades.append([session, row.option_symbol, -1, premium])

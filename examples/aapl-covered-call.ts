@@ -1,7 +1,8 @@
 /**
- * A covered call on AAPL through its 4-for-1 split of 2020-08-31: hold 100 shares (400 after the split),
- * sell the 30-day call nearest +0.30 delta against them, let it expire or be assigned, buy the shares
- * back at the next decision after an assignment.
+ * A covered call on AAPL through its 4-for-1 split of 2020-08-31: buy 100 shares and sell the 30-day
+ * call nearest +0.30 delta against them as one buy-write (a combo order), let the call expire or be
+ * assigned; sell the next call against the shares still held (400 after the split), or buy-write again
+ * after an assignment.
  *
  *   pitchain backtest examples/aapl-covered-call.ts --store data/sample --from 2020-01-02 --to 2020-12-31
  */
@@ -20,14 +21,8 @@ export default defineStrategy({
   async onSession({ view, positions, now }) {
     const shares = positions.find((position) => position.kind === 'stock');
     const calls = positions.filter((position) => position.kind === 'option');
-    const orders: Order[] = [];
-    if (shares === undefined) {
-      // Flat (the start, or after an assignment): buy the lot back first.
-      orders.push({ symbol: 'AAPL', quantity: lot, tag: 'buy shares' });
-      return orders;
-    }
-    lot = shares.quantity;
-    if (calls.length > 0) return orders; // one call at a time, held to expiration
+    if (shares !== undefined) lot = shares.quantity;
+    if (calls.length > 0) return []; // one call at a time, held to expiration
     const chain = await view.options.chain('AAPL', { dte: 30, side: 'call' });
     const { optionSymbol, delta, bid, updated } = chain.columns;
     let best = -1;
@@ -38,13 +33,11 @@ export default defineStrategy({
       if (delta[i] === null || (bid[i] ?? 0) <= 0) continue;
       if (best === -1 || Math.abs(delta[i]! - 0.3) < Math.abs(delta[best]! - 0.3)) best = i;
     }
-    if (best === -1) return orders;
-    // One call per 100 shares held (4 after the split turned 100 shares into 400).
-    orders.push({
-      symbol: optionSymbol[best]!,
-      quantity: -Math.floor(shares.quantity / 100),
-      tag: 'sell call',
-    });
-    return orders;
+    if (best === -1) return [];
+    // One call per 100 shares (4 after the split turned 100 shares into 400).
+    const call: Order = { symbol: optionSymbol[best]!, quantity: -Math.floor(lot / 100), tag: 'sell call' };
+    if (shares !== undefined) return [call];
+    // Flat (the start, or after an assignment): shares and call together, or neither.
+    return [{ legs: [{ symbol: 'AAPL', quantity: lot }, call], tag: 'buy-write' }];
   },
 });

@@ -1,10 +1,11 @@
 /**
  * A 30-day SPX iron condor on the AM-settled monthlies: sell the puts and calls nearest ±0.16 delta,
- * buy the wings 50 points further out, hold to the cash settlement at the expiration morning's open.
+ * buy the wings 50 points further out, as one combo order for a net credit; hold to the cash settlement
+ * at the expiration morning's open.
  *
  *   pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2019-01-02 --to 2020-12-31
  */
-import { defineStrategy, type Order } from 'pitchain';
+import { defineStrategy } from 'pitchain';
 
 export const options = { fill: { spread: 0.5 }, commission: { option: 0.65 } } as const;
 
@@ -33,12 +34,18 @@ export default defineStrategy({
     const longPut = at('put', strike[shortPut]! - WING);
     const longCall = at('call', strike[shortCall]! + WING);
     if (longPut === undefined || longCall === undefined) return [];
-    const legs: Order[] = [
-      { symbol: optionSymbol[shortPut]!, quantity: -1, tag: 'short put' },
-      { symbol: optionSymbol[longPut]!, quantity: 1, tag: 'long put' },
-      { symbol: optionSymbol[shortCall]!, quantity: -1, tag: 'short call' },
-      { symbol: optionSymbol[longCall]!, quantity: 1, tag: 'long call' },
+    // All four legs or none, for a credit (a net price at or below 0; see docs/backtest.md, "Orders").
+    return [
+      {
+        legs: [
+          { symbol: optionSymbol[shortPut]!, quantity: -1 },
+          { symbol: optionSymbol[longPut]!, quantity: 1 },
+          { symbol: optionSymbol[shortCall]!, quantity: -1 },
+          { symbol: optionSymbol[longCall]!, quantity: 1 },
+        ],
+        limit: 0,
+        tag: 'iron condor',
+      },
     ];
-    return legs;
   },
 });

@@ -1,6 +1,6 @@
 /**
- * Sell a 30-day SPY put near −0.30 delta at 15:45, with Greeks computed point-in-time from the quotes;
- * hold it to expiration, or buy it back once half of the premium is earned.
+ * Sell a 30-day SPY put near −0.30 delta at the close (16:00), with Greeks computed point-in-time from
+ * the quotes; hold it to expiration, or buy it back once half of the premium is earned.
  *
  *   pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31
  */

@@ -5,12 +5,11 @@
 import { InvalidInputError } from '../errors.js';
 import type { ExecutionOptions, FillModel } from './types.js';
 
-/** A quote to fill against: bid and ask when quoted, else the last trade. */
-export type FillQuote = {
-  readonly bid: number | null;
-  readonly ask: number | null;
-  readonly last: number | null;
-};
+/** A two-sided quote to fill against (one that `quoteProblem` accepts). */
+export type FillQuote = { readonly bid: number; readonly ask: number };
+
+/** The default oldest quote a fill may use: 15 minutes (see docs/backtest.md, "Fresh quotes"). */
+export const DEFAULT_MAX_QUOTE_AGE = 900;
 
 /** The execution settings of a run, with defaults applied and checked. */
 export type Execution = {
@@ -19,6 +18,7 @@ export type Execution = {
   readonly slippage: number;
   readonly optionCommission: number;
   readonly stockCommission: number;
+  readonly maxQuoteAge: number;
 };
 
 /** Reads the execution options, refusing values no fill could use. */
@@ -49,6 +49,7 @@ export function executionOf(options: ExecutionOptions): Execution {
     slippage: amount('slippage', options.slippage, 0),
     optionCommission: amount('commission.option', options.commission?.option, 0.65),
     stockCommission: amount('commission.stock', options.commission?.stock, 0),
+    maxQuoteAge: amount('maxQuoteAge', options.maxQuoteAge, DEFAULT_MAX_QUOTE_AGE),
   };
 }
 
@@ -60,26 +61,20 @@ export function describeFill(execution: Execution): string {
       : execution.fill === 'bid-ask'
         ? 'bid-ask (crossing the spread)'
         : `mid + ${execution.fill.spread} of the half-spread`;
-  return `${where} at the ${execution.fillAt === 'next' ? 'next snapshot (the close)' : 'decision snapshot'}, slippage ${execution.slippage}/unit, commission ${execution.optionCommission}/contract and ${execution.stockCommission}/share`;
+  return `${where} at the ${execution.fillAt === 'next' ? 'next snapshot (the close)' : 'decision snapshot'}, slippage ${execution.slippage}/unit, commission ${execution.optionCommission}/contract and ${execution.stockCommission}/share, quotes at most ${execution.maxQuoteAge} s old`;
 }
 
 /**
- * The price per unit an order of `quantity` fills at, or null when the quote cannot fill it (no bid
- * and ask, and no last trade; or no bid for a sale under `bid-ask`). Slippage is added against the order.
+ * The price per unit an order of `quantity` fills at on a two-sided quote: where the fill model puts it
+ * in the spread, with slippage added against the order.
  */
-export function fillPrice(quote: FillQuote, quantity: number, execution: Execution): number | null {
+export function fillPrice(quote: FillQuote, quantity: number, execution: Execution): number {
   const buying = quantity > 0;
   const { bid, ask } = quote;
-  let price: number | null;
-  if (bid !== null && ask !== null && ask >= bid) {
-    const mid = (bid + ask) / 2;
-    const half = (ask - bid) / 2;
-    const fraction = execution.fill === 'mid' ? 0 : execution.fill === 'bid-ask' ? 1 : execution.fill.spread;
-    price = buying ? mid + fraction * half : mid - fraction * half;
-  } else {
-    price = quote.last;
-  }
-  if (price === null) return null;
+  const mid = (bid + ask) / 2;
+  const half = (ask - bid) / 2;
+  const fraction = execution.fill === 'mid' ? 0 : execution.fill === 'bid-ask' ? 1 : execution.fill.spread;
+  const price = buying ? mid + fraction * half : mid - fraction * half;
   const slipped = buying ? price + execution.slippage : price - execution.slippage;
   return Math.max(0, roundPrice(slipped));
 }

@@ -8,10 +8,10 @@ import { MarketDataError } from '../errors.js';
 import type { ContractTerms, Split, Store } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
 import { sessionCloseSeconds, toEtDate } from '../market-time/index.js';
-import type { FillQuote } from './fills.js';
+import type { Quote } from './quotes.js';
 
 /** A price as of an instant, with when it was quoted. */
-export type Quote = FillQuote & { readonly mid: number | null; readonly time: number | null };
+export type Price = { readonly price: number; readonly time: number };
 
 /** Counts the credits of the runner's own requests. */
 export class MarketReader {
@@ -32,13 +32,21 @@ export class MarketReader {
       const result = await this.answered(() => view.options.quotes(contract.symbol));
       if (result === undefined || result.length === 0) continue;
       this.credits += result.meta.credits;
-      const { bid, ask, last, mid, updated } = result.columns;
+      const c = result.columns;
       quotes.set(contract.symbol, {
-        bid: bid[0] ?? null,
-        ask: ask[0] ?? null,
-        last: last[0] ?? null,
-        mid: mid[0] ?? null,
-        time: updated[0] ?? null,
+        bid: c.bid[0] ?? null,
+        ask: c.ask[0] ?? null,
+        bidSize: c.bidSize[0] ?? null,
+        askSize: c.askSize[0] ?? null,
+        mid: c.mid[0] ?? null,
+        last: c.last[0] ?? null,
+        time: c.updated[0] ?? null,
+        underlyingPrice: c.underlyingPrice[0] ?? null,
+        iv: c.iv[0] ?? null,
+        delta: c.delta[0] ?? null,
+        gamma: c.gamma[0] ?? null,
+        theta: c.theta[0] ?? null,
+        vega: c.vega[0] ?? null,
       });
     }
     return quotes;
@@ -50,7 +58,7 @@ export class MarketReader {
    * A stock's latest daily close known at `now` (a session's bar is known at its close), from the bars
    * of the whole run read once per symbol: marks every session without a stock quote request each.
    */
-  async stockClose(symbol: string, now: number, from: string, to: string): Promise<Quote | undefined> {
+  async stockClose(symbol: string, now: number, from: string, to: string): Promise<Price | undefined> {
     let bars = this.dailyCloses.get(symbol);
     if (bars === undefined) {
       bars = this.answered(() =>
@@ -83,13 +91,7 @@ export class MarketReader {
     for (const split of await this.splitList()) {
       if (split.symbol === symbol && split.exDate > barSession && split.exDate <= today) close /= split.ratio;
     }
-    return {
-      bid: null,
-      ask: null,
-      mid: null,
-      last: close,
-      time: sessionCloseSeconds(toEtDate(found.t[latest]!)),
-    };
+    return { price: close, time: sessionCloseSeconds(barSession) };
   }
 
   /** A stock's quote at a view's instant (the service delays stock quotes for non-professionals). */
@@ -97,22 +99,30 @@ export class MarketReader {
     const result = await this.answered(() => view.stocks.quotes(symbol));
     if (result === undefined || result.length === 0) return undefined;
     this.credits += result.meta.credits;
-    const column = (name: 'bid' | 'ask' | 'last' | 'mid' | 'updated') => result.columns[name]?.[0] ?? null;
-    const bid = column('bid');
-    const ask = column('ask');
-    return { bid, ask, last: column('last'), mid: column('mid'), time: column('updated') };
+    const column = (name: 'bid' | 'ask' | 'bidSize' | 'askSize' | 'last' | 'mid' | 'updated') =>
+      result.columns[name]?.[0] ?? null;
+    return {
+      bid: column('bid'),
+      ask: column('ask'),
+      bidSize: column('bidSize'),
+      askSize: column('askSize'),
+      mid: column('mid'),
+      last: column('last'),
+      time: column('updated'),
+    };
   }
 
   /**
    * The settlement value of an underlying on its expiration session: the opening price (`AM`) or the
    * closing price (`PM`) from the store's daily bars; without bars, the close the option snapshots of
-   * that session carry, and a warning says so.
+   * that session carry (a chain's, else the expiring contract `symbol`'s own), with a warning for AM.
    */
   async settlementValue(
     underlying: string,
     session: string,
     style: 'AM' | 'PM',
     afterSeconds: number,
+    symbol?: string,
   ): Promise<{ value: number; approximate?: string } | undefined> {
     const bars = await this.answered(() =>
       this.store.stocks.candles(
@@ -130,9 +140,19 @@ export class MarketReader {
     const chain = await this.answered(() =>
       this.store.options.chain(underlying, { date: session, strikeLimit: 1 }, { now: afterSeconds }),
     );
-    const price = chain?.columns.underlyingPrice.find((value) => value !== null);
-    if (chain === undefined || price === undefined || price === null) return undefined;
-    this.credits += chain.meta.credits;
+    let price = chain?.columns.underlyingPrice.find((value) => value !== null) ?? null;
+    if (chain !== undefined) this.credits += chain.meta.credits;
+    if (price === null && symbol !== undefined) {
+      // The expiring contract's own snapshot of that session carries the underlying's price too.
+      const quote = await this.answered(() =>
+        this.store.options.quotes(symbol, { date: session }, { now: afterSeconds }),
+      );
+      if (quote !== undefined) {
+        this.credits += quote.meta.credits;
+        price = quote.columns.underlyingPrice.find((value) => value !== null) ?? null;
+      }
+    }
+    if (price === null) return undefined;
     return style === 'AM'
       ? {
           value: price,

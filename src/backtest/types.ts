@@ -1,25 +1,63 @@
 /**
  * The backtest runner's public shapes: what a strategy is and sees, what it may order, how orders fill,
- * and the report a run ends with.
+ * what the account may hold, and the report a run ends with.
  */
 import type { Store } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
 import type { OptionSide } from '../occ/index.js';
 
-/** An order: a signed quantity of an OCC option symbol (contracts) or a stock symbol (shares). */
-export type Order = {
+/** One leg of an order: a signed quantity of an OCC option symbol (contracts) or a stock symbol (shares). */
+export type OrderLeg = {
   /** An OCC option symbol (`SPY200417P00240000`) or a stock symbol (`AAPL`). */
   readonly symbol: string;
   /** Positive buys, negative sells; contracts for options, shares for stock. */
   readonly quantity: number;
-  /** A label carried to the trade (e.g. `open`, `take profit`). */
-  readonly tag?: string;
 };
 
-/** What a position holds: an option contract or shares of a stock. */
-export type Position = {
+/**
+ * The worst net price an order accepts, in price units (dollars ÷ 100): the sum over its legs of
+ * quantity × price × multiplier ÷ 100, positive for a debit paid, negative for a credit received. An
+ * order fills only at a net price ≤ `limit`: a spread sold for at least 1.20 has `limit: -1.2`, one bought
+ * for at most 2.50 `limit: 2.5`; a buy-write of 100 shares and one short call is quoted as the share
+ * price less the call's.
+ */
+type Limit = { readonly limit?: number };
+
+/** A single order: one leg, with an optional limit and a label carried to its trade. */
+export type SingleOrder = OrderLeg & Limit & { readonly tag?: string };
+
+/** A combo order: every leg fills or none does, at a net price that respects the limit. */
+export type ComboOrder = Limit & { readonly legs: readonly OrderLeg[]; readonly tag?: string };
+
+/** What a strategy may order. */
+export type Order = SingleOrder | ComboOrder;
+
+/** Where a position's mark came from (see docs/backtest.md, "Marks"). */
+export type MarkSource =
+  /** The mid of a valid quote no older than `maxQuoteAge`. */
+  | 'quote'
+  /** The mid of a valid quote older than `maxQuoteAge` (counted in the report). */
+  | 'stale'
+  /** No valid quote: the last valid implied volatility repriced at the current underlying. */
+  | 'model'
+  /** No valid quote and no model: the last valid mark carried. */
+  | 'last'
+  /** No valid quote, in its expiration session after the close: the intrinsic value at the underlying. */
+  | 'intrinsic'
+  /** Not marked yet: the fill price. */
+  | 'fill';
+
+/** The portfolio Greeks, or one position's: per-contract Greek × quantity × multiplier. */
+export type Greeks = {
+  readonly delta: number;
+  readonly gamma: number;
+  readonly theta: number;
+  readonly vega: number;
+};
+
+/** What every position has. */
+type PositionBase = {
   readonly symbol: string;
-  readonly kind: 'option' | 'stock';
   /** Signed: contracts for options, shares for stock. */
   readonly quantity: number;
   /** The average price paid (or received, for a short position) per unit, in the quote's units. */
@@ -29,16 +67,27 @@ export type Position = {
   readonly underlying: string;
   /** The session the position was opened. */
   readonly openedOn: string;
-  /** Options: the contract's terms. */
-  readonly expiration?: string;
-  readonly side?: OptionSide;
-  readonly strike?: number;
-  readonly settlement?: 'AM' | 'PM';
-  /** The latest price known at the decision instant (the mid, else the last trade), null if none. */
+  /** The latest price known at the decision instant, null if none. */
   readonly mark: number | null;
-  /** When that price was quoted (epoch seconds), null if none. */
+  /** When the quote behind that price was quoted (epoch seconds; a model mark: the underlying's), null if none. */
   readonly markTime: number | null;
+  readonly markSource: MarkSource;
 };
+
+/** An option contract held. */
+export type OptionPosition = PositionBase & {
+  readonly kind: 'option';
+  readonly expiration: string;
+  readonly side: OptionSide;
+  readonly strike: number;
+  readonly settlement: 'AM' | 'PM';
+};
+
+/** Shares of a stock (or ETF) held. */
+export type StockPosition = PositionBase & { readonly kind: 'stock' };
+
+/** What a position holds: an option contract or shares of a stock. */
+export type Position = OptionPosition | StockPosition;
 
 /** A change of holdings: an order's fill, or what an expiration, an exercise or a split did. */
 export type Trade = {
@@ -54,9 +103,13 @@ export type Trade = {
   readonly cashFlow: number;
   readonly reason: 'order' | 'expiration' | 'assignment' | 'exercise' | 'split';
   readonly tag?: string;
+  /** The order it filled (every leg of a combo shares it); null for events. */
+  readonly orderId: number | null;
+  /** The `updated` (epoch seconds) of the quote the fill used; null for events that used no quote. */
+  readonly quoteTime: number | null;
 };
 
-/** An order that could not be filled, and why. */
+/** An order that could not be filled, and why (for a combo, the leg and its reason). */
 export type RejectedOrder = Order & { readonly session: string; readonly reason: string };
 
 /**
@@ -65,6 +118,9 @@ export type RejectedOrder = Order & { readonly session: string; readonly reason:
  * 1 = bid-ask; ORATS's 2-leg rule of 66% of the spread is about `{ spread: 0.66 }`).
  */
 export type FillModel = 'mid' | 'bid-ask' | { readonly spread: number };
+
+/** A strategy's parameters: named scalars, with defaults on the strategy and overrides on the run. */
+export type StrategyParameters = Readonly<Record<string, string | number | boolean>>;
 
 /** A strategy's view of one session at its decision instant. */
 export type StrategyContext = {
@@ -79,11 +135,19 @@ export type StrategyContext = {
   readonly cash: number;
   /** Cash plus the positions at their marks. */
   readonly equity: number;
+  /** What the positions require under the account's margin rules (dollars). */
+  readonly marginUsed: number;
+  /** Equity less margin used: what new positions may still take. */
+  readonly buyingPower: number;
+  /** The strategy's parameters: `{ ...strategy.parameters, ...options.parameters }`. */
+  readonly parameters: StrategyParameters;
 };
 
 /** A strategy: called at every session's decision instant, it returns the orders to place. */
 export type Strategy = {
   readonly name?: string;
+  /** Default parameters, overridden by `BacktestOptions.parameters`. */
+  readonly parameters?: StrategyParameters;
   /** Called once before the first session of every run: where a strategy resets the state it keeps. */
   onStart?(): void | Promise<void>;
   onSession(context: StrategyContext): readonly Order[] | undefined | Promise<readonly Order[] | undefined>;
@@ -99,19 +163,39 @@ export type ExecutionOptions = {
   readonly slippage?: number;
   /** Dollars per option contract (default 0.65) and per share of stock (default 0). */
   readonly commission?: { readonly option?: number; readonly stock?: number };
+  /**
+   * The oldest quote a fill may use, in seconds before the fill instant (default 900, 15 minutes): an
+   * order on an older quote is rejected, a mark on one is counted as stale.
+   */
+  readonly maxQuoteAge?: number;
 };
 
-/** A run: a store, a period, a decision time, a strategy and its execution. */
+/** A run: a store, a period, a decision time, a strategy, its execution and its account. */
 export type BacktestOptions = ExecutionOptions & {
   readonly store: Store;
-  /** First and last session (Eastern dates, inclusive). */
+  /** First and last session (Eastern dates, inclusive), within the sessions the store holds. */
   readonly from: string;
   readonly to: string;
-  /** The decision time, Eastern wall clock (default `15:45`; on early-close days the same time before the close). */
+  /**
+   * The decision time, Eastern wall clock (default `16:00`, the end-of-day snapshot). On early-close days
+   * a time before 16:00 keeps its distance to the close (15:45 is 12:45); 16:00 stays 16:00, where
+   * end-of-day snapshots are stamped every day.
+   */
   readonly at?: string;
   readonly strategy: Strategy;
+  /** Overrides of the strategy's default parameters. */
+  readonly parameters?: StrategyParameters;
   /** Starting cash in dollars (default 100,000). */
   readonly cash?: number;
+  /** `margin` (default): Cboe strategy-based margin, Reg T 50 % on stock; `cash`: everything paid or secured in full. */
+  readonly account?: 'cash' | 'margin';
+  /** Annual interest on cash, simple, by calendar day (0.02 = 2 %; a negative balance pays it). Default 0. */
+  readonly cashRate?: number;
+  /**
+   * An expiring position whose settlement value the store cannot give: `error` (default) stops the run;
+   * `last-price` settles at the last underlying price known and says so in the warnings.
+   */
+  readonly missingSettlement?: 'error' | 'last-price';
   /** `computed`: IV and Greeks computed point-in-time from the quotes (`store.at(T, { greeks })`). */
   readonly greeks?: 'vendor' | 'computed';
   /** Called after each session with how far the run is. */
@@ -124,6 +208,19 @@ export type EquityPoint = {
   readonly cash: number;
   readonly positionsValue: number;
   readonly equity: number;
+  /** What the positions require under the account's margin rules (dollars). */
+  readonly marginUsed: number;
+  /** The portfolio's Greeks (stock adds its shares to delta). */
+  readonly greeks: Greeks;
+};
+
+/** A contract marked without a fresh valid quote: how, how often, and over which sessions. */
+export type MarkNote = {
+  readonly symbol: string;
+  readonly source: 'stale' | 'model' | 'last';
+  readonly sessions: number;
+  readonly first: string;
+  readonly last: string;
 };
 
 /** What a run did and what it would have cost. */
@@ -134,12 +231,17 @@ export type BacktestReport = {
   readonly at: string;
   readonly dataVersion: string;
   readonly fill: string;
+  readonly account: 'cash' | 'margin';
+  readonly maxQuoteAge: number;
+  readonly parameters: StrategyParameters;
   readonly startingCash: number;
   readonly trades: readonly Trade[];
   readonly rejected: readonly RejectedOrder[];
   readonly equity: readonly EquityPoint[];
   readonly finalPositions: readonly Position[];
   readonly pnl: number;
+  /** Interest earned (or paid) on cash at `cashRate`, included in the P&L. */
+  readonly interest: number;
   /** The largest fall of equity from a previous peak, in dollars (positive), and as a fraction of that peak. */
   readonly maxDrawdown: number;
   readonly maxDrawdownPct: number;
@@ -149,6 +251,9 @@ export type BacktestReport = {
   /** Requests the strategy made, and how many of them held values known after their decision instant. */
   readonly requests: number;
   readonly lookAheadReads: number;
+  /** Marks not taken from a fresh valid quote, counted by source and listed per contract. */
+  readonly marks: { readonly stale: number; readonly model: number; readonly last: number };
+  readonly markNotes: readonly MarkNote[];
   /** What the run had to approximate (e.g. a settlement value the store could not give). */
   readonly warnings: readonly string[];
 };

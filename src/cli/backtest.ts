@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { loadStrategyModule } from '../backtest/load-strategy.js';
 import { backtest } from '../backtest/runner.js';
-import type { BacktestOptions, BacktestReport, FillModel, Strategy } from '../backtest/types.js';
-import { UsageError } from '../errors.js';
+import type { BacktestOptions, BacktestReport, FillModel, StrategyParameters } from '../backtest/types.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
 import { examplesHelp } from './format.js';
 import { startProgress } from './progress.js';
@@ -20,14 +19,22 @@ type Flags = {
   commission?: string;
   cash?: string;
   greeks?: string;
+  maxQuoteAge?: string;
+  account?: string;
+  cashRate?: string;
+  missingSettlement?: string;
+  param?: string[];
   json?: boolean;
 };
 
-/** What a strategy module may export beside its default strategy: options the run starts from. */
-type StrategyModule = {
-  default?: unknown;
-  options?: Partial<Omit<BacktestOptions, 'store' | 'strategy'>>;
-};
+/** The command line every usage error shows, so that a mistyped flag comes with one that works. */
+const EXAMPLE =
+  'e.g. pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2019-06-28';
+
+/** A usage error that ends with a working example. */
+function usage(message: string): UsageError {
+  return new UsageError(`${message}\n  ${EXAMPLE}`);
+}
 
 /** `pitchain backtest`: runs a strategy module over a store and prints the report. */
 export function registerBacktest(program: Command): void {
@@ -40,7 +47,10 @@ export function registerBacktest(program: Command): void {
     .requiredOption('--store <dir>', 'store directory')
     .requiredOption('--from <date>', 'first session, e.g. 2019-01-02')
     .requiredOption('--to <date>', 'last session, e.g. 2020-12-31')
-    .option('--at <hh:mm>', 'decision time, Eastern (default 15:45; the same time before an early close)')
+    .option(
+      '--at <hh:mm>',
+      'decision time, Eastern (default 16:00, the close; before 16:00, the same time before an early close)',
+    )
     .option(
       '--fill <model>',
       'mid, bid-ask, or a fraction of the half-spread from the mid such as 0.66 (default mid)',
@@ -53,6 +63,18 @@ export function registerBacktest(program: Command): void {
     .option('--commission <dollars>', 'per option contract (default 0.65)')
     .option('--cash <dollars>', 'starting cash (default 100000)')
     .option('--greeks <source>', "vendor (the store's) or computed (point-in-time from the quotes)")
+    .option('--max-quote-age <seconds>', 'the oldest quote a fill may use (default 900)')
+    .option('--account <kind>', 'margin (Cboe strategy-based margin, default) or cash')
+    .option('--cash-rate <rate>', 'annual interest on cash, e.g. 0.02 (default 0)')
+    .option(
+      '--missing-settlement <rule>',
+      'error (default) or last-price: settle at the last underlying price seen, with a warning',
+    )
+    .option(
+      '--param <name=value>',
+      'a strategy parameter (repeatable), e.g. --param dte=45',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--json', 'print the whole report as JSON')
     .addHelpText(
       'after',
@@ -60,6 +82,7 @@ export function registerBacktest(program: Command): void {
         '',
         'The strategy sees only store.at(now) under the strict look-ahead policy, and its positions marked',
         'with the prices known then. Options the module exports as `options` are defaults; flags override them.',
+        'Orders fill only on valid quotes no older than --max-quote-age, within buying power (docs/backtest.md).',
         examplesHelp([
           'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31',
           'pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2020-01-02 --to 2020-06-30 --fill bid-ask',
@@ -68,19 +91,25 @@ export function registerBacktest(program: Command): void {
       ].join('\n'),
     )
     .action(async (file: string, flags: Flags) => {
-      const module = await loadStrategy(file);
-      const strategy = module.default as Strategy;
-      const run = { ...(module.options ?? {}), ...optionsOf(flags) };
+      const run = optionsOf(flags);
+      const module = await loadStrategyModule(file).catch((error: unknown) => {
+        throw error instanceof UsageError ? usage(error.message) : error;
+      });
       const store = await openStore(path.resolve(flags.store));
       const progress = startProgress('backtest', 0, 'sessions');
       try {
         const report = await backtest({
+          ...module.options,
           ...run,
+          parameters: { ...module.options.parameters, ...run.parameters },
           store,
-          strategy,
+          strategy: module.strategy,
           from: flags.from,
           to: flags.to,
           onProgress: (done, total) => progress.update(done, total),
+        }).catch((error: unknown) => {
+          // What backtest() refuses in its options is a usage error here: exit 2, with an example.
+          throw error instanceof InvalidInputError ? usage(error.message) : error;
         });
         progress.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
@@ -91,37 +120,27 @@ export function registerBacktest(program: Command): void {
     });
 }
 
-/** Loads a strategy module; TypeScript through tsx's loader, which the package ships with. */
-async function loadStrategy(file: string): Promise<StrategyModule> {
-  const resolved = path.resolve(file);
-  if (!existsSync(resolved)) throw new UsageError(`no strategy file ${file}`);
-  if (/\.[cm]?ts$/.test(resolved) && typeof (globalThis as { Deno?: unknown }).Deno === 'undefined') {
-    const { register } = await import('tsx/esm/api');
-    register();
-  }
-  const module = (await import(pathToFileURL(resolved).href)) as StrategyModule;
-  const strategy = module.default as Partial<Strategy> | undefined;
-  if (strategy === undefined || typeof strategy.onSession !== 'function') {
-    throw new UsageError(
-      `${file}: the default export is not a strategy (an object with onSession; see defineStrategy)`,
-    );
-  }
-  return module;
-}
-
 /** The run options the flags state, refusing values that are not what they should be. */
 function optionsOf(flags: Flags): Partial<BacktestOptions> {
   const options: { -readonly [K in keyof BacktestOptions]?: BacktestOptions[K] } = {};
   const amount = (name: string, text: string) => {
     const value = Number(text);
     if (text.trim() === '' || !Number.isFinite(value) || value < 0) {
-      throw new UsageError(`--${name} takes a non-negative number, not '${text}'`);
+      throw usage(`--${name} takes a non-negative number, not '${text}'`);
     }
     return value;
   };
+  for (const [name, date] of [
+    ['from', flags.from],
+    ['to', flags.to],
+  ] as const) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) {
+      throw usage(`--${name} takes a date such as 2019-01-02, not '${date}'`);
+    }
+  }
   if (flags.at !== undefined) {
     if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(flags.at))
-      throw new UsageError(`--at takes a time such as 15:45, not '${flags.at}'`);
+      throw usage(`--at takes a time such as 16:00, not '${flags.at}'`);
     options.at = flags.at;
   }
   if (flags.fill !== undefined) {
@@ -130,14 +149,14 @@ function optionsOf(flags: Flags): Partial<BacktestOptions> {
     else {
       const fraction = amount('fill', flags.fill);
       if (fraction > 1)
-        throw new UsageError(`--fill takes mid, bid-ask or a fraction from 0 to 1, not '${flags.fill}'`);
+        throw usage(`--fill takes mid, bid-ask or a fraction from 0 to 1, not '${flags.fill}'`);
       fill = { spread: fraction };
     }
     options.fill = fill;
   }
   if (flags.fillAt !== undefined) {
     if (flags.fillAt !== 'decision' && flags.fillAt !== 'next') {
-      throw new UsageError(`--fill-at takes decision or next, not '${flags.fillAt}'`);
+      throw usage(`--fill-at takes decision or next, not '${flags.fillAt}'`);
     }
     options.fillAt = flags.fillAt;
   }
@@ -146,11 +165,46 @@ function optionsOf(flags: Flags): Partial<BacktestOptions> {
   if (flags.cash !== undefined) options.cash = amount('cash', flags.cash);
   if (flags.greeks !== undefined) {
     if (flags.greeks !== 'vendor' && flags.greeks !== 'computed') {
-      throw new UsageError(`--greeks takes vendor or computed, not '${flags.greeks}'`);
+      throw usage(`--greeks takes vendor or computed, not '${flags.greeks}'`);
     }
     options.greeks = flags.greeks;
   }
+  if (flags.maxQuoteAge !== undefined) options.maxQuoteAge = amount('max-quote-age', flags.maxQuoteAge);
+  if (flags.account !== undefined) {
+    if (flags.account !== 'cash' && flags.account !== 'margin') {
+      throw usage(`--account takes cash or margin, not '${flags.account}'`);
+    }
+    options.account = flags.account;
+  }
+  if (flags.cashRate !== undefined) options.cashRate = amount('cash-rate', flags.cashRate);
+  if (flags.missingSettlement !== undefined) {
+    if (flags.missingSettlement !== 'error' && flags.missingSettlement !== 'last-price') {
+      throw usage(`--missing-settlement takes error or last-price, not '${flags.missingSettlement}'`);
+    }
+    options.missingSettlement = flags.missingSettlement;
+  }
+  if (flags.param !== undefined) options.parameters = parametersOf(flags.param);
   return options;
+}
+
+/** `--param name=value` pairs: numbers and true/false as such, the rest as text. */
+function parametersOf(pairs: readonly string[]): StrategyParameters {
+  const parameters: Record<string, string | number | boolean> = {};
+  for (const pair of pairs) {
+    const match = /^([A-Za-z_][\w.-]*)=(.*)$/.exec(pair);
+    if (match === null) throw usage(`--param takes name=value, such as dte=45, not '${pair}'`);
+    const text = match[2]!;
+    const number = Number(text);
+    parameters[match[1]!] =
+      text === 'true'
+        ? true
+        : text === 'false'
+          ? false
+          : text.trim() !== '' && Number.isFinite(number)
+            ? number
+            : text;
+  }
+  return parameters;
 }
 
 /** The report as text: the summary, then the trades. */
@@ -169,8 +223,27 @@ export function formatReport(report: BacktestReport): string {
     `trades          ${report.trades.length} (${report.rejected.length} orders rejected)`,
     `credits         ${report.credits} (strategy ${report.creditsByPart.strategy}, marks and fills ${report.creditsByPart.runner})`,
     `requests        ${report.requests}, look-ahead reads ${report.lookAheadReads}`,
+    `marks           ${report.marks.stale} on stale quotes, ${report.marks.model} model, ${report.marks.last} carried`,
+    `margin used     ${money(report.equity.at(-1)?.marginUsed ?? 0)} at the end (${report.account} account)`,
   ];
+  // Long lists are cut to their first entries here; all of them are in --json.
+  const shown = 20;
+  const cut = (count: number, what: string) => {
+    if (count > shown) lines.push(`${what}: the first ${shown} of ${count} (all in --json)`);
+  };
+  cut(report.markNotes.length, 'marks not on a fresh quote');
+  for (const note of report.markNotes.slice(0, shown)) {
+    lines.push(
+      `  ${note.source.padEnd(5)} ${note.symbol} on ${note.sessions} session(s), ${note.first} .. ${note.last}`,
+    );
+  }
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
+  cut(report.rejected.length, 'rejected orders');
+  for (const r of report.rejected.slice(0, shown)) {
+    const what =
+      'legs' in r ? r.legs.map((l) => `${l.quantity} ${l.symbol}`).join(' / ') : `${r.quantity} ${r.symbol}`;
+    lines.push(`rejected ${r.session} ${what}: ${r.reason}`);
+  }
   lines.push('', 'session     symbol                  qty       price   commission     cash flow  reason');
   for (const t of report.trades) {
     lines.push(

@@ -43,6 +43,10 @@ describe('pitchain backtest, on the examples', () => {
     const opens = r.trades.filter((t) => t.tag === 'open');
     expect(opens.length).toBeGreaterThan(10);
     for (const t of opens) expect(t).toMatchObject({ quantity: -1, reason: 'order' });
+    // Every fill on the quote of its own decision instant: nothing stale, nothing estimated.
+    for (const t of r.trades.filter((t) => t.reason === 'order' && t.symbol !== 'SPY'))
+      expect(t.quoteTime).toBe(t.time);
+    expect(r.marks).toEqual({ stale: 0, model: 0, last: 0 });
     expect(r.trades.some((t) => t.tag === 'take profit')).toBe(true);
     expect(r.equity).toHaveLength(505);
     expect(r.pnl).toBeCloseTo(r.equity.at(-1)!.equity - r.startingCash, 2);
@@ -53,6 +57,10 @@ describe('pitchain backtest, on the examples', () => {
     const r = await report('spx-iron-condor.ts', '2020-01-02', '2020-06-30');
     const first = r.trades.slice(0, 4);
     expect(first.map((t) => t.quantity)).toEqual([-1, 1, -1, 1]);
+    // One combo: one order id, one decision, fresh quotes.
+    expect(new Set(first.map((t) => t.orderId)).size).toBe(1);
+    for (const t of first) expect(t.quoteTime).toBe(t.time);
+    expect(r.rejected).toEqual([]);
     expect(new Set(first.map((t) => t.symbol.slice(0, -15)))).toEqual(new Set(['SPX']));
     const expirations = r.trades.filter((t) => t.reason === 'expiration');
     expect(expirations.length).toBeGreaterThanOrEqual(4);
@@ -61,6 +69,11 @@ describe('pitchain backtest, on the examples', () => {
 
   it('aapl-covered-call: the 2020 split turns 100 shares into 400 and one call into four, equity unchanged', async () => {
     const r = await report('aapl-covered-call.ts', '2020-08-03', '2020-10-30');
+    // The buy-write: shares and call in one order.
+    expect(r.trades.slice(0, 2).map((t) => [t.symbol.slice(0, 4), t.quantity, t.orderId])).toEqual([
+      ['AAPL', 100, 1],
+      ['AAPL', -1, 1],
+    ]);
     const split = r.trades.filter((t) => t.reason === 'split');
     expect(split.map((t) => [t.symbol.slice(0, 4), t.quantity])).toEqual([
       ['AAPL', -100],

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { executionOf, fillPrice } from '../../src/backtest/fills.js';
+import { quoteProblem } from '../../src/backtest/quotes.js';
 import { drawdown } from '../../src/backtest/runner.js';
 
-const quote = { bid: 1.0, ask: 1.2, last: 1.15 };
+const quote = { bid: 1.0, ask: 1.2 };
 
 describe('fill prices', () => {
   it('fills at the mid, across the spread, or a fraction of the half-spread, with slippage against the order', () => {
@@ -16,11 +17,23 @@ describe('fill prices', () => {
     expect(fillPrice(quote, -1, executionOf({ slippage: 0.02 }))).toBe(1.08);
   });
 
-  it('falls back to the last trade without a two-sided quote, and gives null with neither', () => {
-    expect(fillPrice({ bid: null, ask: 1.2, last: 1.15 }, 1, executionOf({}))).toBe(1.15);
-    expect(fillPrice({ bid: null, ask: null, last: null }, 1, executionOf({}))).toBeNull();
-    // A crossed quote is not a quote to fill at.
-    expect(fillPrice({ bid: 1.3, ask: 1.2, last: null }, 1, executionOf({}))).toBeNull();
+  it('takes only a two-sided market with size as a price: never 0/0, one side, a crossed market or a last trade', () => {
+    const q = (bid: number | null, ask: number | null, size: number | null = 10) => ({
+      bid,
+      ask,
+      bidSize: size,
+      askSize: size,
+      last: 70,
+      time: 0,
+    });
+    expect(quoteProblem(q(1, 1.2))).toBeUndefined();
+    expect(quoteProblem(q(1, 1.2, null))).toBeUndefined(); // a vendor without sizes
+    expect(quoteProblem(q(0, 0))).toBe('a 0/0 quote');
+    expect(quoteProblem(q(0, 1.2))).toMatch(/one-sided/);
+    expect(quoteProblem(q(null, 1.2))).toMatch(/one-sided/);
+    expect(quoteProblem(q(1.3, 1.2))).toMatch(/crossed/);
+    expect(quoteProblem(q(1, 1.2, 0))).toBe('a quote with no size');
+    expect(quoteProblem(undefined)).toBe('no quote');
   });
 
   it('refuses execution settings no fill could use', () => {
@@ -36,6 +49,7 @@ describe('fill prices', () => {
       slippage: 0,
       optionCommission: 0.65,
       stockCommission: 0,
+      maxQuoteAge: 900,
     });
   });
 });

@@ -35,7 +35,7 @@ describe('backtest()', () => {
     });
     const sessions = sessionsBetween('2020-03-09', '2020-03-20');
     expect(seen.map((c) => c.session)).toEqual(sessions);
-    expect(seen.map((c) => c.now)).toEqual(sessions.map((s) => etWallToSeconds(s, '15:45')));
+    expect(seen.map((c) => c.now)).toEqual(sessions.map((s) => etWallToSeconds(s, '16:00')));
     seen.forEach((context, i) => {
       expect(context.view.policy).toBe('strict');
       expect(latest[i]).not.toBeNull();
@@ -54,12 +54,13 @@ describe('backtest()', () => {
     expect(report.creditsByPart.strategy).toBeGreaterThan(sessions.length);
   });
 
-  it("refuses a strategy's look at its own session's close, and counts it in the report", async () => {
+  it("refuses a strategy's look at its own session's close before the close, and counts it in the report", async () => {
     const refused: string[] = [];
     const report = await backtest({
       store,
       from: '2020-03-16',
       to: '2020-03-18',
+      at: '15:45',
       strategy: {
         async onSession({ view, session }) {
           try {
@@ -122,14 +123,25 @@ describe('backtest()', () => {
           { symbol: 'SPY990101P00100000', quantity: 1 },
           { symbol: 'SPY200417P00240000', quantity: 0.5 },
           { symbol: 'SPY200221P00300000', quantity: 1 },
+          null as never,
+          { legs: [] },
+          {
+            legs: [
+              { symbol: 'SPY200417P00240000', quantity: 1 },
+              { symbol: 'SPY200417P00240000', quantity: -1 },
+            ],
+          },
         ],
       },
     });
     expect(report.trades).toEqual([]);
     expect(report.rejected.map((r) => r.reason)).toEqual([
-      'an order needs a symbol and a non-zero whole quantity',
       'the store lists no such contract',
+      'an order needs a symbol and a non-zero whole quantity',
       'the contract has expired',
+      'an order needs a symbol and a non-zero whole quantity',
+      'a combo order needs at least one leg',
+      'a combo order names a symbol twice',
     ]);
   });
 
