@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
 import { parseGreeksUnits } from '../ingest/greek-units.js';
-import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
+import { commitStaged, type FileHash, hashFile, readableFileSize, stageFiles } from '../ingest/ingest.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
@@ -98,6 +98,7 @@ export function registerIngest(program: Command): void {
         const fresh: string[] = [];
         const hashes = new Map<string, FileHash>();
         for (const file of files) {
+          await readableFileSize(file); // a directory or unreadable path is refused before any work
           // A file named like no source of this format in the store is new, or a renamed copy whose
           // commit changes nothing; it is hashed beside its staging. Only the others are hashed first,
           // to skip them if already ingested: hashing a large file alone takes seconds.

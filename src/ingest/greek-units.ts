@@ -9,6 +9,7 @@
  */
 import { IngestError, UsageError } from '../errors.js';
 import type { SqlSession, SqlValue } from '../store/sql.js';
+import { csvStructureProblem, explainReadFailure } from './csv-source.js';
 
 /** The vendor columns, in the store's order. */
 export const GREEKS = ['iv', 'delta', 'gamma', 'theta', 'vega'] as const;
@@ -285,8 +286,9 @@ export async function establishGreekUnits(
     return { divisors, detections: {} };
   }
   const sample = rows(SAMPLE_LINES);
-  const evidence = await sql.all<EvidenceRow>(
-    `SELECT side, spot, strike, days, price, ${GREEKS.join(', ')} FROM (
+  const evidence = await sql
+    .all<EvidenceRow>(
+      `SELECT side, spot, strike, days, price, ${GREEKS.join(', ')} FROM (
        SELECT ${Object.entries(columns)
          .map(([name, expression]) => `${expression} AS ${name}`)
          .join(', ')}
@@ -294,8 +296,9 @@ export async function establishGreekUnits(
      WHERE side IN ('call', 'put') AND spot > 0 AND strike > 0 AND days BETWEEN ${MIN_DAYS} AND ${MAX_DAYS}
        AND iv > 0 AND abs(ln(strike / spot)) <= ${MAX_LOG_MONEYNESS}
      LIMIT ${SAMPLE_ROWS}`,
-    sample.params,
-  );
+      sample.params,
+    )
+    .catch(explainReadFailure(file));
   const detections = detectGreekUnits(evidence, option.stated);
   const unknown: Greek[] = [];
   for (const greek of GREEKS) {
@@ -307,13 +310,19 @@ export async function establishGreekUnits(
     // A column that is empty or zero everywhere is stored right by any divisor: only a file that prints
     // values in it needs its units.
     const whole = rows(undefined);
-    const printed = await sql.all<Record<string, boolean>>(
-      `SELECT ${unknown.map((greek) => `coalesce(bool_or(${columns[greek]} <> 0), false) AS ${greek}`).join(', ')}
+    const printed = await sql
+      .all<Record<string, boolean>>(
+        `SELECT ${unknown.map((greek) => `coalesce(bool_or(${columns[greek]} <> 0), false) AS ${greek}`).join(', ')}
        FROM (${whole.sql})`,
-      whole.params,
-    );
+        whole.params,
+      )
+      .catch(explainReadFailure(file));
     const refused = unknown.filter((greek) => printed[0]?.[greek] === true);
     if (refused.length > 0) {
+      // A file whose text breaks the reader (an unterminated quote, mixed line endings) leaves too few
+      // rows to judge: that is its problem, not its units.
+      const broken = await csvStructureProblem(file);
+      if (broken !== undefined) throw broken;
       const why = refused.map((greek) => {
         const found = detections[greek];
         if (greek !== 'iv' && detections.iv.divisor === undefined)

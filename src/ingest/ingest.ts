@@ -95,6 +95,25 @@ export async function hashFile(file: string): Promise<FileHash> {
   return { sha256: hash.digest('hex'), bytes, lines, blank };
 }
 
+/**
+ * The size of a file an ingest is to read; a `UsageError` when it cannot be read, an `IngestError` naming
+ * it when it is a directory (whose read would fail deep inside a format).
+ */
+export async function readableFileSize(file: string): Promise<number> {
+  await fs.access(file).catch((cause: unknown) => {
+    throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
+  });
+  const stat = await fs.stat(file);
+  if (stat.isDirectory()) {
+    throw new IngestError(
+      file,
+      undefined,
+      `is a directory, not a file: name the files in it (e.g. ${file}/*.csv)`,
+    );
+  }
+  return stat.size;
+}
+
 /** Creates the canonical staging tables that do not exist yet. */
 export async function ensureStagingTables(sql: SqlSession): Promise<void> {
   const rows = await sql.all<{ name: string }>(
@@ -135,12 +154,7 @@ export async function stageFiles<O extends StageFilesOptions>(
 ): Promise<StageFilesResult> {
   const adapter = resolveFormat(format);
   let bytes = 0;
-  for (const file of files) {
-    await fs.access(file).catch((cause: unknown) => {
-      throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
-    });
-    bytes += (await fs.stat(file)).size;
-  }
+  for (const file of files) bytes += await readableFileSize(file);
   if (bytes < ONE_THREAD_BELOW_BYTES) await sql.run('SET threads = 1');
   await createSessionsTable(sql);
   await ensureStagingTables(sql);
@@ -289,7 +303,7 @@ async function stageOne(
     rejects.push({ file: error.file, line: error.line, reason: error.reason });
   }
   const seen = new Set(rejects.flatMap((r) => (r.line === undefined ? [] : [r.line])));
-  for (const reject of await validateStaging(sql, file, options.tables)) {
+  for (const reject of await validateStaging(sql, file, options.tables, options)) {
     if (reject.line === undefined || !seen.has(reject.line)) rejects.push(reject);
   }
   rejects.sort(byLine);

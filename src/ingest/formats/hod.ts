@@ -267,7 +267,7 @@ async function stageClean(
     if (records === undefined || !(await isClean(sql, quotes))) return undefined;
     if (parallel) await deriveOpenInterest(sql, quotes, options, hasNext);
     else await stampAndDeriveOpenInterest(sql, quotes, options, hasNext);
-    if (await anyRowRefused(sql, options.tables)) return undefined;
+    if (await anyRowRefused(sql, options.tables, options)) return undefined;
     staged = true;
     return { rows: records, rejects: [], validated: true, ...uniqueOpenInterest(hasNext) };
   } finally {

@@ -35,6 +35,8 @@ export type StageOptions = {
    * file, the default), `none`, or divisors such as `theta=365,vega=100` (see `../greek-units.ts`).
    */
   readonly greeksUnits?: string;
+  /** The instant of the ingest (default: now): a quote dated after it is refused. */
+  readonly now?: Date;
   /** Keep going past a bad row or body: report it as a reject instead of failing. */
   readonly skipInvalid?: boolean;
   /**
