@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
 import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, readableFileSize, stageFiles } from '../ingest/ingest.js';
+import { type DataQuality, qualityTable } from '../ingest/quality.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
@@ -163,6 +164,11 @@ export function registerIngest(program: Command): void {
           `rejected: ${staged.rejects.length}${staged.rejects.length > 0 ? ` (written to ${flags.rejects})` : ''}`,
           `time: ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s)`,
           `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
+          '',
+          'data quality (quotes the store keeps as sent, which a backtest must not take as prices):',
+          indent(
+            renderQuality(staged.files.map((f) => ({ source: path.basename(f.source), quality: f.quality }))),
+          ),
         ];
         process.stdout.write(`${out.join('\n')}\n`);
       } catch (error) {
@@ -179,4 +185,19 @@ async function writeRejects(file: string, rejects: readonly Reject[]): Promise<v
   const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
   const lines = rejects.map((r) => [cell(r.file), r.line ?? '', cell(r.reason)].join(','));
   await fs.writeFile(file, `file,line,reason\n${lines.join('\n')}\n`);
+}
+
+/** The data-quality table of some files (`qualityTable`), as `pitchain ingest` and `pitchain info` print it. */
+export function renderQuality(
+  files: readonly { readonly source: string; readonly quality?: DataQuality | undefined }[],
+): string {
+  const { header, rows } = qualityTable(files);
+  return rows.length === 0 ? '(none recorded)' : renderTable(header, rows);
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

@@ -348,6 +348,20 @@ function formatRatio(ratio: number): string {
   return ratio >= 10 ? ratio.toFixed(0) : ratio.toPrecision(2);
 }
 
+/**
+ * How a file's IV and Greeks were stored, for the data-quality summary: `none`, `store` (printed in the
+ * store's units) or the divisors that differ from 1 in `--greeks-units` syntax (`theta=365,vega=100`), then
+ * whether the file's values established them (`detected`) or the user stated every one (`stated`).
+ */
+export function describeGreekUnits(divisors: GreekDivisors, option: GreeksUnitsOption): string {
+  if (GREEKS.every((greek) => divisors[greek] === null)) return 'none';
+  const differing = GREEKS.filter((greek) => divisors[greek] !== 1).map(
+    (g) => `${g}=${divisors[g] ?? 'none'}`,
+  );
+  const stated = option.kind === 'detect' && GREEKS.every((greek) => option.stated[greek] !== undefined);
+  return `${differing.length === 0 ? 'store' : differing.join(',')} (${stated ? 'stated' : 'detected'})`;
+}
+
 /** SQL dividing a vendor value (a DOUBLE expression) by its divisor; NULL when the column is not stored. */
 export function dividedSql(value: string, divisor: number | null): string {
   if (divisor === null) return 'NULL';

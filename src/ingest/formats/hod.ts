@@ -43,6 +43,7 @@ import {
   readCsvTyped,
 } from '../csv-source.js';
 import {
+  describeGreekUnits,
   dividedSql,
   establishGreekUnits,
   GREEKS,
@@ -341,8 +342,9 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     ...(options.scan === undefined ? {} : { scan: options.scan }),
   };
   const divisors = await greekDivisors(sql, file, source, positions, options);
+  const greeksUnits = describeGreekUnits(divisors, parseGreeksUnits(options.greeksUnits));
   const quick = await stageClean(sql, source, layout, positions, divisors, options);
-  if (quick !== undefined) return quick;
+  if (quick !== undefined) return { ...quick, greeksUnits };
   const field = (
     name: string,
     key: string,
@@ -454,6 +456,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     return {
       rows: read.records + read.malformed.length,
       rejects: read.malformed,
+      greeksUnits,
       ...uniqueOpenInterest(hasNext),
     };
   } finally {

@@ -58,6 +58,8 @@ export type StageResult = {
    * (e.g. open interest that is one figure per quote row); the commit then need not check them.
    */
   readonly uniqueKeys?: readonly TableName[];
+  /** How the file's IV and Greeks were stored (`describeGreekUnits`), for the data-quality summary. */
+  readonly greeksUnits?: string;
   /** The format has already found that validation refuses none of its rows (`anyRowRefused`). */
   readonly validated?: true;
 };

@@ -44,7 +44,13 @@ import {
   remapColumn,
   writeOccSymbols,
 } from '../csv-source.js';
-import { dividedSql, establishGreekUnits, GREEKS, parseGreeksUnits } from '../greek-units.js';
+import {
+  describeGreekUnits,
+  dividedSql,
+  establishGreekUnits,
+  GREEKS,
+  parseGreeksUnits,
+} from '../greek-units.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
 
 /** Options of this format beyond the shared ones: the underlying when the path does not name it. */
@@ -195,24 +201,19 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     layout.kind === 'keys'
       ? { side: sideSql(raw('right')), strike: number('strike'), expiration: expirySql(raw('expiry')) }
       : { side: occ.side, strike: `${occ.strike} / 1000`, expiration: occ.expiration };
-  const { divisors } = await establishGreekUnits(
-    sql,
-    file,
-    parseGreeksUnits(options.greeksUnits),
-    (limit) => csvRecordsSql(source, limit),
-    {
-      side: contract.side,
-      spot: String(spot),
-      strike: contract.strike,
-      days: `date_diff('day', DATE '${date}', ${contract.expiration})`,
-      price: number('close'),
-      iv: number('implied_volatility'),
-      delta: number('delta'),
-      gamma: number('gamma'),
-      theta: number('theta'),
-      vega: number('vega'),
-    },
-  );
+  const units = parseGreeksUnits(options.greeksUnits);
+  const { divisors } = await establishGreekUnits(sql, file, units, (limit) => csvRecordsSql(source, limit), {
+    side: contract.side,
+    spot: String(spot),
+    strike: contract.strike,
+    days: `date_diff('day', DATE '${date}', ${contract.expiration})`,
+    price: number('close'),
+    iv: number('implied_volatility'),
+    delta: number('delta'),
+    gamma: number('gamma'),
+    theta: number('theta'),
+    vega: number('vega'),
+  });
 
   const params: SqlValue[] = [];
   const bind = (value: SqlValue): string => {
@@ -301,7 +302,11 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     else await remapColumn(sql, quotes, 'underlying', underlyingOfRoot);
     await insertOpenInterest(sql, stagingTable(options, 'open_interest'), quotes, '_oi', 'previous');
     // The underlying's bar is not a quote: it is counted as read, but no row is staged for it.
-    return { rows: read.records + read.malformed.length - underlyingRows, rejects: read.malformed };
+    return {
+      rows: read.records + read.malformed.length - underlyingRows,
+      rejects: read.malformed,
+      greeksUnits: describeGreekUnits(divisors, units),
+    };
   } finally {
     for (const [name] of scratch) await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(name)}`);
   }
