@@ -6,7 +6,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { classifyExpiration, expirationSeconds, settlementOf, underlyingOfRoot } from '../market-time/index.js';
+import {
+  classifyExpiration,
+  expirationSeconds,
+  settlementOf,
+  underlyingOfRoot,
+} from '../market-time/index.js';
 import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
   fileColumns,
