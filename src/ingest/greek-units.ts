@@ -353,13 +353,33 @@ function formatRatio(ratio: number): string {
  * store's units) or the divisors that differ from 1 in `--greeks-units` syntax (`theta=365,vega=100`), then
  * whether the file's values established them (`detected`) or the user stated every one (`stated`).
  */
-export function describeGreekUnits(divisors: GreekDivisors, option: GreeksUnitsOption): string {
+export function describeGreekUnits(
+  divisors: GreekDivisors,
+  option: GreeksUnitsOption,
+  byFormat = false,
+): string {
   if (GREEKS.every((greek) => divisors[greek] === null)) return 'none';
   const differing = GREEKS.filter((greek) => divisors[greek] !== 1).map(
     (g) => `${g}=${divisors[g] ?? 'none'}`,
   );
   const stated = option.kind === 'detect' && GREEKS.every((greek) => option.stated[greek] !== undefined);
-  return `${differing.length === 0 ? 'store' : differing.join(',')} (${stated ? 'stated' : 'detected'})`;
+  const how = byFormat ? 'the format' : stated ? 'stated' : 'detected';
+  return `${differing.length === 0 ? 'store' : differing.join(',')} (${how})`;
+}
+
+/**
+ * The units option of a format whose documentation fixes its units: `auto` (nothing stated) becomes
+ * `units`, stated in full; a statement the user made stands. The second value says whether the format's
+ * units were taken.
+ */
+export function formatUnits(
+  option: GreeksUnitsOption,
+  units: Readonly<Record<Greek, number>>,
+): [GreeksUnitsOption, boolean] {
+  if (option.kind === 'detect' && Object.keys(option.stated).length === 0) {
+    return [{ kind: 'detect', stated: units }, true];
+  }
+  return [option, false];
 }
 
 /** SQL dividing a vendor value (a DOUBLE expression) by its divisor; NULL when the column is not stored. */

@@ -19,8 +19,11 @@
  *
  * Values: no bid, ask or sizes (the rows have none), no `last`: an option row's open/high/low/close are
  * not trade prices (Lean prints them on rows without volume, to the half cent), so they are not kept. The
- * underlying row's close is every row's `underlyingPrice`. IV and Greeks are vendor columns, their units
- * established per file as for `hod` (`../greek-units.ts`); `rho` is not kept.
+ * underlying row's close is every row's `underlyingPrice`. IV and Greeks are vendor columns in the store's
+ * own units, as QuantConnect computes every universe file (IV a fraction, delta and gamma per $1, theta per
+ * calendar day, vega per volatility point): the format states them, so the default `--greeks-units auto`
+ * detects nothing; a stated `--greeks-units` (or `auto` with some columns stated) is honoured as for
+ * `hod`. `rho` is not kept.
  */
 import { basename, dirname } from 'node:path';
 import { IngestError } from '../../errors.js';
@@ -48,7 +51,9 @@ import {
   describeGreekUnits,
   dividedSql,
   establishGreekUnits,
+  formatUnits,
   GREEKS,
+  GREEKS_UNITS_PRESETS,
   parseGreeksUnits,
 } from '../greek-units.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
@@ -201,7 +206,10 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     layout.kind === 'keys'
       ? { side: sideSql(raw('right')), strike: number('strike'), expiration: expirySql(raw('expiry')) }
       : { side: occ.side, strike: `${occ.strike} / 1000`, expiration: occ.expiration };
-  const units = parseGreeksUnits(options.greeksUnits);
+  // QuantConnect computes every universe file's IV and Greeks with one model in the store's units (IV a
+  // fraction, theta per day, vega per volatility point): `auto` takes them from the format, as detection
+  // cannot judge a file with few near-money rows (a split day's strikes are far from the new price).
+  const [units, byFormat] = formatUnits(parseGreeksUnits(options.greeksUnits), GREEKS_UNITS_PRESETS.store);
   const { divisors } = await establishGreekUnits(sql, file, units, (limit) => csvRecordsSql(source, limit), {
     side: contract.side,
     spot: String(spot),
@@ -305,7 +313,7 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     return {
       rows: read.records + read.malformed.length - underlyingRows,
       rejects: read.malformed,
-      greeksUnits: describeGreekUnits(divisors, units),
+      greeksUnits: describeGreekUnits(divisors, units, byFormat),
     };
   } finally {
     for (const [name] of scratch) await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(name)}`);
