@@ -8,7 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import { IngestError } from '../errors.js';
 import { normalizeExpirationDate } from '../market-time/index.js';
 import { quoteIdentifier as q, quoteLiteral, type SqlSession, type SqlValue } from '../store/sql.js';
-import type { Reject } from './formats/index.js';
+import type { Reject } from './formats/types.js';
 
 /** The header of a CSV file: its column names (BOM stripped, trimmed) and the line it is on. */
 export type CsvHeader = { readonly names: readonly string[]; readonly line: number };

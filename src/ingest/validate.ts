@@ -16,7 +16,7 @@ import { TABLES, type TableName } from '../store/schema.js';
 import { quoteIdentifier as q, quoteLiteral, type SqlSession } from '../store/sql.js';
 import { createSessionsTable, SESSIONS_TABLE } from './calendar-table.js';
 import { occPartsSql, tempTableName } from './csv-source.js';
-import type { Reject } from './formats/index.js';
+import type { Reject } from './formats/types.js';
 
 /**
  * A rule: rows of the table for which `when` holds are refused with the SQL text `reason`. A rule that

@@ -182,7 +182,8 @@ describe('lean-option-universe', () => {
     expect(await refusal(split, { symbol: 'SPY', greeksUnits: 'iv=1' })).toBeInstanceOf(IngestError);
     const sql = await SqlSession.open();
     try {
-      const result = await stageFiles(sql, [split], 'lean-option-universe', { symbol: 'SPY' });
+      const spy: { symbol: string; greeksUnits?: string } = { symbol: 'SPY' };
+      const result = await stageFiles(sql, [split], 'lean-option-universe', spy);
       expect(result.files[0]!.quality.greeksUnits).toBe('store (the format)');
     } finally {
       sql.close();

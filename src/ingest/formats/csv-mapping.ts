@@ -41,7 +41,7 @@ import {
   remapColumn,
   writeOccSymbols,
 } from '../csv-source.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 const Column = z.union([
   z.string().min(1),

@@ -51,7 +51,7 @@ import {
   parseGreeksUnits,
 } from '../greek-units.js';
 import { anyRowRefused } from '../validate.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 type Layout = {
   readonly name: 'L2' | 'L3';

@@ -56,7 +56,7 @@ import {
   GREEKS_UNITS_PRESETS,
   parseGreeksUnits,
 } from '../greek-units.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 /** Options of this format beyond the shared ones: the underlying when the path does not name it. */
 export type UniverseStageOptions = StageOptions & { readonly symbol?: string };
