@@ -166,3 +166,170 @@ describe('optionsdx (EOD: q = QUOTE_READTIME, 16:00 ET; no open interest)', () =
     expect(c.updated).toEqual(Array(4).fill(at('2021-12-01T16:00:00-05:00')));
   });
 });
+
+describe('orats (near-EOD strikes: q = 14 minutes before the close; a call and a put per row)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('orats', vendorFile('orats_strikes_IWM_2022-06-08.csv'), { mapping: 'orats' });
+  });
+  afterAll(() => result.store.close());
+
+  it('stages the call with the Greeks ORATS prints, the put with its own IV, both at 15:46 ET', () => {
+    const q = at('2022-06-08T15:46:00-04:00');
+    const common = {
+      underlying: 'IWM',
+      session_date: '2022-06-08',
+      quote_time: q,
+      volume_time: q,
+      last: null,
+      underlying_price: 200.1,
+    };
+    expect(result.quotes).toEqual([
+      {
+        option_symbol: 'IWM220916C00203000',
+        ...common,
+        bid: 8.8,
+        ask: 8.9,
+        bid_size: 253,
+        ask_size: 510,
+        volume: 150,
+        iv: 0.308,
+        delta: 0.5512,
+        gamma: 0.0131,
+        theta: -0.0502,
+        vega: 0.3921,
+      },
+      {
+        option_symbol: 'IWM220916P00203000',
+        ...common,
+        bid: 10.55,
+        ask: 10.7,
+        bid_size: 124,
+        ask_size: 104,
+        volume: 7,
+        iv: 0.312,
+        delta: null,
+        gamma: null,
+        theta: null,
+        vega: null,
+      },
+    ]);
+    // The open interest on the row dated D: settled D−1, known from 09:30 ET of D.
+    const published = at('2022-06-08T09:30:00-04:00');
+    expect(result.oi).toEqual([
+      {
+        option_symbol: 'IWM220916C00203000',
+        settled_session: '2022-06-07',
+        published_at: published,
+        open_interest: 28206,
+      },
+      {
+        option_symbol: 'IWM220916P00203000',
+        settled_session: '2022-06-07',
+        published_at: published,
+        open_interest: 18438,
+      },
+    ]);
+  });
+
+  it('answers the dated chain at its 15:46 ET snapshot', async () => {
+    const chain = await result.store.options.chain('IWM', { date: '2022-06-08' });
+    const c = chain.columns;
+    expect(c.optionSymbol).toEqual(['IWM220916C00203000', 'IWM220916P00203000']);
+    expect(c.bid).toEqual([8.8, 10.55]);
+    expect(c.ask).toEqual([8.9, 10.7]);
+    expect(c.mid).toEqual([8.85, 10.63]);
+    expect(c.bidSize).toEqual([253, 124]);
+    expect(c.askSize).toEqual([510, 104]);
+    expect(c.volume).toEqual([150, 7]);
+    expect(c.openInterest).toEqual([28206, 18438]);
+    expect(c.underlyingPrice).toEqual([200.1, 200.1]);
+    expect(c.updated).toEqual([at('2022-06-08T15:46:00-04:00'), at('2022-06-08T15:46:00-04:00')]);
+  });
+});
+
+describe('thetadata (v3 EOD report at 17:15 ET, `created`; open interest published 06:30 ET)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  let oi: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('thetadata', vendorFile('thetadata_eod_AAPL_20241104.csv'), {
+      mapping: 'thetadata',
+    });
+    oi = await ingest('thetadata-oi', vendorFile('thetadata_oi_AAPL_20241105.csv'), {
+      mapping: 'thetadata-oi',
+    });
+  });
+  afterAll(() => {
+    result.store.close();
+    oi.store.close();
+  });
+
+  it('stages the report: the quote, last and volume known at `created`, 17:15 ET', () => {
+    const q = at('2024-11-04T17:15:00-05:00');
+    const common = {
+      underlying: 'AAPL',
+      session_date: '2024-11-04',
+      quote_time: q,
+      volume_time: q,
+      underlying_price: null,
+    };
+    const greeks = { iv: null, delta: null, gamma: null, theta: null, vega: null };
+    expect(result.quotes).toEqual([
+      {
+        option_symbol: 'AAPL241115C00170000',
+        ...common,
+        bid: 52.2,
+        ask: 52.8,
+        bid_size: 10,
+        ask_size: 12,
+        last: 52.4,
+        volume: 120,
+        ...greeks,
+      },
+      {
+        option_symbol: 'AAPL241115P00170000',
+        ...common,
+        bid: 0.04,
+        ask: 0.06,
+        bid_size: 100,
+        ask_size: 200,
+        last: 0.05,
+        volume: 300,
+        ...greeks,
+      },
+    ]);
+    expect(result.oi).toEqual([]);
+  });
+
+  it('files the OI report as the previous session’s figure, published 06:30 ET, with no quote', () => {
+    const published = at('2024-11-05T06:30:00-05:00');
+    expect(oi.quotes).toEqual([]);
+    expect(oi.oi).toEqual([
+      {
+        option_symbol: 'AAPL241115C00170000',
+        settled_session: '2024-11-04',
+        published_at: published,
+        open_interest: 1234,
+      },
+      {
+        option_symbol: 'AAPL241115P00170000',
+        settled_session: '2024-11-04',
+        published_at: published,
+        open_interest: 5678,
+      },
+    ]);
+  });
+
+  it('answers the dated chain from the 17:15 ET report', async () => {
+    const chain = await result.store.options.chain('AAPL', { date: '2024-11-04' });
+    const c = chain.columns;
+    expect(c.optionSymbol).toEqual(['AAPL241115C00170000', 'AAPL241115P00170000']);
+    expect(c.bid).toEqual([52.2, 0.04]);
+    expect(c.ask).toEqual([52.8, 0.06]);
+    expect(c.mid).toEqual([52.5, 0.05]);
+    expect(c.last).toEqual([52.4, 0.05]);
+    expect(c.volume).toEqual([120, 300]);
+    expect(c.openInterest).toEqual([null, null]);
+    expect(c.updated).toEqual([at('2024-11-04T17:15:00-05:00'), at('2024-11-04T17:15:00-05:00')]);
+  });
+});

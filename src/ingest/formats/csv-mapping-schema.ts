@@ -95,6 +95,8 @@ export const OptionMappingSchema = z
     ...SideFields.shape,
     underlyingPrice: Column.optional(),
     lastZeroIsNoTrade: z.boolean().default(false),
+    /** `false`: the file holds open interest only (ThetaData's OI report); its rows are not quotes. */
+    quotes: z.boolean().default(true),
   })
   .superRefine((m, context) => {
     const keys =
@@ -138,6 +140,13 @@ const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
 
 /**
  * The built-in mappings. Each states its vendor's documented layout and timing (docs/vendor-formats.md):
+ * - `orats`: the near-EOD strikes file (`ticker,tradeDate,expirDate,…`), one row per strike with the call's
+ *   and the put's quotes, snapped 14 minutes before the close; the per-side mid IVs are the IV, the Greeks
+ *   (ORATS prints the call's) go on the call; the smoothed `smvVol` is not a quote field and is not stored.
+ * - `thetadata`: the v3 option EOD report (`symbol,expiration,strike,right,created,last_trade,…`), generated
+ *   17:15 ET: `created` is the quote time (the last NBBO at the report), `close` the last trade's price.
+ * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
+ *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
  *   bracketed headers, sizes as `"bid x ask"`; `QUOTE_READTIME` is the true quote time (16:00 ET in EOD
  *   files); no open interest; the underlying is not a column (`--symbol`).
@@ -164,6 +173,66 @@ export const OPTION_PRESETS = {
       },
     },
     lastZeroIsNoTrade: true,
+  },
+  orats: {
+    underlying: 'ticker',
+    sessionDate: 'tradeDate',
+    quoteTime: { beforeClose: 14 },
+    expiration: 'expirDate',
+    strike: 'strike',
+    underlyingPrice: 'stockPrice',
+    sides: {
+      call: {
+        bid: 'callBidPrice',
+        ask: 'callAskPrice',
+        bidSize: 'callBidSize',
+        askSize: 'callAskSize',
+        volume: 'callVolume',
+        openInterest: 'callOpenInterest',
+        iv: 'callMidIv',
+        delta: 'delta',
+        gamma: 'gamma',
+        theta: 'theta',
+        vega: 'vega',
+      },
+      put: {
+        bid: 'putBidPrice',
+        ask: 'putAskPrice',
+        bidSize: 'putBidSize',
+        askSize: 'putAskSize',
+        volume: 'putVolume',
+        openInterest: 'putOpenInterest',
+        iv: 'putMidIv',
+      },
+    },
+  },
+  thetadata: {
+    root: 'symbol',
+    expiration: 'expiration',
+    strike: 'strike',
+    side: {
+      column: 'right',
+      values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+    },
+    quoteTime: { column: 'created', format: '%Y-%m-%dT%H:%M:%S.%g' },
+    last: 'close',
+    volume: 'volume',
+    bid: 'bid',
+    ask: 'ask',
+    bidSize: 'bid_size',
+    askSize: 'ask_size',
+  },
+  'thetadata-oi': {
+    root: 'symbol',
+    expiration: 'expiration',
+    strike: 'strike',
+    side: {
+      column: 'right',
+      values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+    },
+    quoteTime: { column: 'timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
+    openInterest: { column: 'open_interest', settled: 'previous', publishedFromOpen: -180 },
+    quotes: false,
   },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
 

@@ -412,6 +412,8 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
         rule.publishedFromOpen * 60,
       );
     }
+    // An open-interest report's rows gave their figures; they are not quotes.
+    if (!mapping.quotes) await sql.run(`DELETE FROM ${q(quotes)}`);
     return { rows: read.records + read.malformed.length, rejects: read.malformed };
   } finally {
     for (const [name] of scratch) await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(name)}`);
