@@ -69,6 +69,8 @@ const MAPPINGS = {
     bid: 'Bid',
     ask: 'Ask',
     quotes: true, // an open-interest report says false (the thetadata-oi preset, test/ingest/presets.test.ts)
+    optionalColumns: ['IV'], // absent here: no iv field is read (the cboe-intervals preset's Calcs)
+    iv: 'IV',
   },
   // A wide row (a call and a put per line) with bracketed, spaced header names behind a BOM, a constant
   // underlying, sizes as "bid x ask", quotes snapped 14 minutes before the close, OI published 06:30 ET.

@@ -333,3 +333,123 @@ describe('thetadata (v3 EOD report at 17:15 ET, `created`; open interest publish
     expect(c.updated).toEqual([at('2024-11-04T17:15:00-05:00'), at('2024-11-04T17:15:00-05:00')]);
   });
 });
+
+describe('cboe-intervals (1-minute NBBO snapshots at quote_datetime; start-of-day open interest)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest(
+      'cboe-intervals',
+      vendorFile('UnderlyingOptionsIntervals_60sec_calcs_oi_2024-03-15.csv'),
+      {
+        mapping: 'cboe-intervals',
+      },
+    );
+  });
+  afterAll(() => result.store.close());
+
+  it('stages each snapshot at its own minute, the underlying at its bid/ask mid, no interval volume', () => {
+    const t = (hhmm: string) => at(`2024-03-15T${hhmm}:00-04:00`);
+    const base = { underlying: 'SPX', session_date: '2024-03-15', last: null, volume: null };
+    expect(result.quotes).toEqual([
+      {
+        option_symbol: 'SPXW240328C05100000',
+        ...base,
+        quote_time: t('15:45'),
+        volume_time: t('15:45'),
+        bid: 61,
+        ask: 61.6,
+        bid_size: 20,
+        ask_size: 25,
+        underlying_price: 5117.8,
+        iv: 0.125,
+        delta: 0.58,
+        gamma: 0.0021,
+        theta: -2.15,
+        vega: 3.45,
+      },
+      {
+        option_symbol: 'SPXW240328C05100000',
+        ...base,
+        quote_time: t('15:46'),
+        volume_time: t('15:46'),
+        bid: 61.1,
+        ask: 61.7,
+        bid_size: 21,
+        ask_size: 26,
+        underlying_price: 5118.2,
+        iv: 0.1251,
+        delta: 0.581,
+        gamma: 0.0021,
+        theta: -2.151,
+        vega: 3.451,
+      },
+      {
+        option_symbol: 'SPXW240328P05100000',
+        ...base,
+        quote_time: t('15:45'),
+        volume_time: t('15:45'),
+        bid: 40.2,
+        ask: 40.7,
+        bid_size: 18,
+        ask_size: 22,
+        underlying_price: 5117.8,
+        iv: 0.13,
+        delta: -0.42,
+        gamma: 0.0021,
+        theta: -2.05,
+        vega: 3.44,
+      },
+    ]);
+    // Start-of-day open interest: settled the session before, known from the open.
+    const published = at('2024-03-15T09:30:00-04:00');
+    expect(result.oi).toEqual([
+      {
+        option_symbol: 'SPXW240328C05100000',
+        settled_session: '2024-03-14',
+        published_at: published,
+        open_interest: 1520,
+      },
+      {
+        option_symbol: 'SPXW240328C05100000',
+        settled_session: '2024-03-14',
+        published_at: published,
+        open_interest: 1520,
+      },
+      {
+        option_symbol: 'SPXW240328P05100000',
+        settled_session: '2024-03-14',
+        published_at: published,
+        open_interest: 2210,
+      },
+    ]);
+  });
+
+  it('answers the dated chain from each contract’s latest snapshot', async () => {
+    const chain = await result.store.options.chain('SPX', { date: '2024-03-15', expiration: 'all' });
+    const c = chain.columns;
+    expect(c.optionSymbol).toEqual(['SPXW240328C05100000', 'SPXW240328P05100000']);
+    expect(c.bid).toEqual([61.1, 40.2]);
+    expect(c.ask).toEqual([61.7, 40.7]);
+    expect(c.openInterest).toEqual([1520, 2210]);
+    expect(c.underlyingPrice).toEqual([5118.2, 5117.8]);
+    expect(c.updated).toEqual([at('2024-03-15T15:46:00-04:00'), at('2024-03-15T15:45:00-04:00')]);
+  });
+
+  it('reads a file without the optional Calcs and open interest', async () => {
+    const plain = await ingest(
+      'cboe-intervals-plain',
+      vendorFile('UnderlyingOptionsIntervals_60sec_2024-03-15.csv'),
+      {
+        mapping: 'cboe-intervals',
+      },
+    );
+    try {
+      expect(plain.quotes).toEqual([
+        { ...result.quotes[0], iv: null, delta: null, gamma: null, theta: null, vega: null },
+      ]);
+      expect(plain.oi).toEqual([]);
+    } finally {
+      plain.store.close();
+    }
+  });
+});

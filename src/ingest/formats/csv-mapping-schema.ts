@@ -11,7 +11,7 @@ import { MARKET_ZONE } from '../../market-time/index.js';
 /**
  * Where a value comes from: a column name (`"Bid"`); a column with a factor (`{"column", "scale"}`); one
  * part of a composite column (`{"column": "C_SIZE", "part": 0, "separator": "x"}` reads 12 from
- * `"12 x 30"`); or a constant (`{"value": "SPY"}`).
+ * `"12 x 30"`); a constant (`{"value": "SPY"}`); or the mid of two price columns (`{"mid": ["Bid", "Ask"]}`).
  */
 const Column = z.union([
   z.string().min(1),
@@ -22,6 +22,8 @@ const Column = z.union([
     separator: z.string().min(1).optional(),
   }),
   z.strictObject({ value: z.union([z.string().min(1), z.number()]) }),
+  /** The mid of two price columns, where both are above 0 (Cboe's underlying bid and ask). */
+  z.strictObject({ mid: z.tuple([z.string().min(1), z.string().min(1)]) }),
 ]);
 
 /** A source of a value, as the mapping gives it. */
@@ -95,6 +97,8 @@ export const OptionMappingSchema = z
     ...SideFields.shape,
     underlyingPrice: Column.optional(),
     lastZeroIsNoTrade: z.boolean().default(false),
+    /** Columns a vendor includes only on request: when absent, the fields they feed are left out. */
+    optionalColumns: z.array(z.string().min(1)).default([]),
     /** `false`: the file holds open interest only (ThetaData's OI report); its rows are not quotes. */
     quotes: z.boolean().default(true),
   })
@@ -145,6 +149,10 @@ const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
  *   (ORATS prints the call's) go on the call; the smoothed `smvVol` is not a quote field and is not stored.
  * - `thetadata`: the v3 option EOD report (`symbol,expiration,strike,right,created,last_trade,…`), generated
  *   17:15 ET: `created` is the quote time (the last NBBO at the report), `close` the last trade's price.
+ * - `cboe-intervals`: Cboe DataShop Option Quotes intervals (`underlying_symbol,quote_datetime,root,…`),
+ *   one NBBO snapshot per contract and interval at `quote_datetime` (ET); its OHLC and `trade_volume` are
+ *   the interval's own, not the session's, so they are not stored; the optional Calcs (IV, Greeks at the
+ *   snapshot) and start-of-day open interest (settled the session before) are read when the file has them.
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -233,6 +241,26 @@ export const OPTION_PRESETS = {
     quoteTime: { column: 'timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
     openInterest: { column: 'open_interest', settled: 'previous', publishedFromOpen: -180 },
     quotes: false,
+  },
+  'cboe-intervals': {
+    underlying: 'underlying_symbol',
+    root: 'root',
+    expiration: 'expiration',
+    strike: 'strike',
+    side: 'option_type',
+    quoteTime: { column: 'quote_datetime', format: '%Y-%m-%d %H:%M:%S' },
+    bid: 'bid',
+    ask: 'ask',
+    bidSize: 'bid_size',
+    askSize: 'ask_size',
+    underlyingPrice: { mid: ['underlying_bid', 'underlying_ask'] },
+    iv: 'implied_volatility',
+    delta: 'delta',
+    gamma: 'gamma',
+    theta: 'theta',
+    vega: 'vega',
+    openInterest: { column: 'open_interest', settled: 'previous' },
+    optionalColumns: ['implied_volatility', 'delta', 'gamma', 'theta', 'vega', 'open_interest'],
   },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
 

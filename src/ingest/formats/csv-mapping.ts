@@ -105,9 +105,17 @@ class FieldReader {
     return `$${this.params.length}`;
   };
 
+  /** Whether the file has the column a spec reads (a constant always reads). */
+  present(spec: ColumnSpec): boolean {
+    if (typeof spec === 'object' && 'value' in spec) return true;
+    const names = typeof spec === 'string' ? [spec] : 'mid' in spec ? spec.mid : [spec.column];
+    return names.every((name) => this.index.has(cleanColumnName(name)));
+  }
+
   /** The text of a spec, as SQL: its column's trimmed text (or the part of it), or the constant. */
   raw(spec: ColumnSpec): string {
     if (typeof spec === 'object' && 'value' in spec) return this.bind(String(spec.value));
+    if (typeof spec === 'object' && 'mid' in spec) return this.raw(spec.mid[0]);
     const name = cleanColumnName(typeof spec === 'string' ? spec : spec.column);
     const position = this.index.get(name);
     if (position === undefined) {
@@ -128,10 +136,26 @@ class FieldReader {
     sqlOf: (raw: string) => string,
     extra: Partial<CsvField> = {},
   ): void {
-    if (spec === undefined) return;
+    if (spec === undefined || !this.wanted(spec)) return;
     const raw = this.raw(spec);
-    const label = typeof spec === 'string' ? spec : 'column' in spec ? spec.column : String(spec.value);
+    const label =
+      typeof spec === 'string'
+        ? spec
+        : 'column' in spec
+          ? spec.column
+          : 'mid' in spec
+            ? spec.mid[0]
+            : String(spec.value);
     this.fields.push({ name, sql: sqlOf(raw), raw, label: cleanColumnName(label), ...extra });
+  }
+
+  /** Whether a spec is read: a column the mapping lists as optional and the file lacks is left out. */
+  private wanted(spec: ColumnSpec): boolean {
+    if (this.present(spec)) return true;
+    const names =
+      typeof spec === 'string' ? [spec] : 'mid' in spec ? spec.mid : 'column' in spec ? [spec.column] : [];
+    const optional = new Set(this.mapping.optionalColumns.map(cleanColumnName));
+    return !names.every((name) => optional.has(cleanColumnName(name)));
   }
 
   /** The factor a value is multiplied by: the spec's own `scale`, else `1 / priceScale` for prices. */
@@ -151,6 +175,22 @@ class FieldReader {
 
   price(name: string, spec: ColumnSpec | undefined, type = 'DECIMAL(12,2)', required = false): void {
     if (spec === undefined) return;
+    if (typeof spec === 'object' && 'mid' in spec) {
+      if (!this.wanted(spec)) return;
+      const [bid, ask] = spec.mid.map((column) =>
+        decimalSql(this.raw(column), 'DECIMAL(14,4)', this.factor(column, true)),
+      );
+      const sql = `CASE WHEN ${bid} > 0 AND ${ask} > 0 THEN CAST((${bid} + ${ask}) / 2 AS ${type}) END`;
+      this.fields.push({
+        name,
+        sql,
+        raw: this.raw(spec.mid[0]),
+        label: cleanColumnName(spec.mid[0]),
+        expect: 'a number',
+        parsed: bid,
+      });
+      return;
+    }
     this.add(name, spec, (r) => decimalSql(r, type, this.factor(spec, true)), {
       expect: 'a number',
       required,
@@ -173,8 +213,9 @@ class FieldReader {
     });
   }
 
+  /** Upper-cased text: an index's `^` (Cboe's `^SPX`) and an OSI symbol's padding spaces dropped. */
   text(name: string, spec: ColumnSpec | undefined): void {
-    this.add(name, spec, (r) => `upper(${r})`, { required: true });
+    this.add(name, spec, (r) => `upper(replace(ltrim(${r}, '^'), ' ', ''))`, { required: true });
   }
 
   /** The mapping's time zone, bound on first use: DuckDB refuses a parameter a statement does not use. */
