@@ -453,3 +453,60 @@ describe('cboe-intervals (1-minute NBBO snapshots at quote_datetime; start-of-da
     }
   });
 });
+
+describe('databento (OPRA cbbo-1m CSV: a consolidated BBO per minute, known at ts_recv)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('databento', vendorFile('opra-pillar-20240315.cbbo-1m.csv'), {
+      mapping: 'databento',
+    });
+  });
+  afterAll(() => result.store.close());
+
+  it('stages each minute’s BBO at its ts_recv, the contract from its OSI symbol', () => {
+    const t = (hhmm: string) => at(`2024-03-15T${hhmm}:00-04:00`);
+    const base = {
+      option_symbol: 'SPY240419C00500000',
+      underlying: 'SPY',
+      session_date: '2024-03-15',
+      last: null,
+      volume: null,
+      underlying_price: null,
+      iv: null,
+      delta: null,
+      gamma: null,
+      theta: null,
+      vega: null,
+    };
+    expect(result.quotes).toEqual([
+      {
+        ...base,
+        quote_time: t('15:45'),
+        volume_time: t('15:45'),
+        bid: 5.05,
+        ask: 5.15,
+        bid_size: 12,
+        ask_size: 30,
+      },
+      {
+        ...base,
+        quote_time: t('15:46'),
+        volume_time: t('15:46'),
+        bid: 5.1,
+        ask: 5.2,
+        bid_size: 10,
+        ask_size: 25,
+      },
+    ]);
+    expect(result.oi).toEqual([]);
+  });
+
+  it('answers the dated chain from the latest minute', async () => {
+    const chain = await result.store.options.chain('SPY', { date: '2024-03-15', expiration: 'all' });
+    expect(chain.columns.optionSymbol).toEqual(['SPY240419C00500000']);
+    expect(chain.columns.bid).toEqual([5.1]);
+    expect(chain.columns.ask).toEqual([5.2]);
+    expect(chain.columns.mid).toEqual([5.15]);
+    expect(chain.columns.updated).toEqual([at('2024-03-15T15:46:00-04:00')]);
+  });
+});

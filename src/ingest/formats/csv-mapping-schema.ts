@@ -153,6 +153,8 @@ const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
  *   one NBBO snapshot per contract and interval at `quote_datetime` (ET); its OHLC and `trade_volume` are
  *   the interval's own, not the session's, so they are not stored; the optional Calcs (IV, Greeks at the
  *   snapshot) and start-of-day open interest (settled the session before) are read when the file has them.
+ * - `databento`: OPRA `cbbo-1m` / `bbo-1m` CSV exports (`pretty_px`, `pretty_ts`, `map_symbols`): one
+ *   consolidated BBO per contract and minute, known at `ts_recv` (UTC), the contract its OSI `symbol`.
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -261,6 +263,15 @@ export const OPTION_PRESETS = {
     vega: 'vega',
     openInterest: { column: 'open_interest', settled: 'previous' },
     optionalColumns: ['implied_volatility', 'delta', 'gamma', 'theta', 'vega', 'open_interest'],
+  },
+  databento: {
+    optionSymbol: 'symbol',
+    quoteTime: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+    timeZone: 'UTC',
+    bid: 'bid_px_00',
+    ask: 'ask_px_00',
+    bidSize: 'bid_sz_00',
+    askSize: 'ask_sz_00',
   },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
 
