@@ -42,7 +42,7 @@ export function registerIngest(program: Command): void {
     .option('--mapping <file|preset|json>', 'column mapping for the csv and candles formats')
     .option(
       '--symbol <ticker>',
-      'symbol of a bar file, or root of a Lean option universe file, when its rows and path do not say it',
+      'symbol of a bar file, root of a Lean option universe file, or underlying of a csv file (optionsdx), when its rows and path do not say it',
     )
     .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
     .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
@@ -63,11 +63,13 @@ export function registerIngest(program: Command): void {
     .addHelpText(
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
-        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.\n' +
+        'Mapping keys and examples: docs/ingest-mappings.md; vendor presets (optionsdx, orats, thetadata,\n' +
+        'thetadata-oi, cboe-intervals, databento), Greek units and Lean universes: docs/vendor-formats.md.\n' +
         examplesHelp([
           'pitchain ingest --store my-store --format hod SPX_2018.csv',
           'pitchain ingest --store my-store --format cboe-eod UnderlyingOptionsEODQuotes_2016-06-01.csv',
           'pitchain ingest --store my-store --format csv --mapping my-vendor.json chains/*.csv',
+          'pitchain ingest --store my-store --format csv --mapping optionsdx --symbol SPY spy_eod_202112.txt',
           'pitchain ingest --store my-store --format candles --mapping lean-minute 20131004_spy_minute_trade.csv',
           'pitchain ingest --store my-store --format hod --skip-invalid --rejects refused.csv SPX_2018.csv',
         ]),
