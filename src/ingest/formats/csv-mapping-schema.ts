@@ -57,9 +57,6 @@ const SideFields = z.strictObject({
   openInterest: OpenInterest.optional(),
 });
 
-/** The names of the fields a side may give. */
-export const SIDE_FIELDS = Object.keys(SideFields.shape) as (keyof z.output<typeof SideFields>)[];
-
 /** The JSON shape of a `csv` mapping. */
 export const OptionMappingSchema = z
   .strictObject({
