@@ -64,7 +64,8 @@ export function registerIngest(program: Command): void {
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
         'Mapping keys and examples: docs/ingest-mappings.md; vendor presets (optionsdx, orats, thetadata,\n' +
-        'thetadata-oi, cboe-intervals, databento), Greek units and Lean universes: docs/vendor-formats.md.\n' +
+        'thetadata-oi, cboe-intervals, databento, databento-statistics), Greek units and Lean universes:\n' +
+        'docs/vendor-formats.md.\n' +
         examplesHelp([
           'pitchain ingest --store my-store --format hod SPX_2018.csv',
           'pitchain ingest --store my-store --format cboe-eod UnderlyingOptionsEODQuotes_2016-06-01.csv',

@@ -70,6 +70,7 @@ const MAPPINGS = {
     ask: 'Ask',
     quotes: true, // an open-interest report says false (the thetadata-oi preset, test/ingest/presets.test.ts)
     optionalColumns: ['IV'], // absent here: no iv field is read (the cboe-intervals preset's Calcs)
+    where: { column: 'CP', equals: ['C'] }, // the file's one row is a call (databento-statistics filters rows)
     iv: 'IV',
   },
   // A wide row (a call and a put per line) with bracketed, spaced header names behind a BOM, a constant

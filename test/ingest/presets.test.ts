@@ -510,3 +510,32 @@ describe('databento (OPRA cbbo-1m CSV: a consolidated BBO per minute, known at t
     expect(chain.columns.updated).toEqual([at('2024-03-15T15:46:00-04:00')]);
   });
 });
+
+describe('databento-statistics (OPRA statistics CSV: open interest of the session ts_ref names, known at ts_recv)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('databento-statistics', vendorFile('opra-pillar-20240315.statistics.csv'), {
+      mapping: 'databento-statistics',
+    });
+  });
+  afterAll(() => result.store.close());
+
+  it('files the open-interest rows (stat_type 9) only, as published at ts_recv, and no quote', () => {
+    expect(result.quotes).toEqual([]);
+    expect(result.oi).toEqual([
+      {
+        option_symbol: 'SPY240419C00500000',
+        settled_session: '2024-03-14',
+        published_at: Date.parse('2024-03-15T10:30:02.123456Z') / 1000,
+        open_interest: 1520,
+      },
+      {
+        option_symbol: 'SPY240419P00500000',
+        settled_session: '2024-03-14',
+        published_at: Date.parse('2024-03-15T10:30:02.223456Z') / 1000,
+        open_interest: 2210,
+      },
+    ]);
+    expect(result.staged.files[0]).toMatchObject({ sourceRows: 3, rejected: 0 });
+  });
+});

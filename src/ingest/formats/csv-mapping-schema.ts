@@ -31,6 +31,9 @@ export type ColumnSpec = z.output<typeof Column>;
 
 const WALL_TIME = /^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 
+/** A column of instants, read with a strptime format (wall time in the mapping's `timeZone` unless `%z`). */
+const TimeColumn = z.strictObject({ column: z.string().min(1), format: z.string().min(1) });
+
 const OpenInterest = z.union([
   Column,
   z.strictObject({
@@ -39,6 +42,8 @@ const OpenInterest = z.union([
     /** Minutes from 09:30 ET of the publishing session (−180: 06:30 ET, as OPRA publishes). */
     publishedFromOpen: z.number().int().default(0),
   }),
+  /** A source that stamps each figure: the session it was settled from, and when it was published. */
+  z.strictObject({ column: z.string().min(1), settledOn: TimeColumn, publishedAt: TimeColumn }),
 ]);
 
 /** The fields a side of a wide row (a call and a put on one line) gives on its own. */
@@ -94,6 +99,10 @@ export const OptionMappingSchema = z
     ...SideFields.shape,
     underlyingPrice: Column.optional(),
     lastZeroIsNoTrade: z.boolean().default(false),
+    /** Only rows whose column holds one of these values are read (Databento statistics: `stat_type` 9). */
+    where: z
+      .strictObject({ column: z.string().min(1), equals: z.array(z.string().min(1)).min(1) })
+      .optional(),
     /** Columns a vendor includes only on request: when absent, the fields they feed are left out. */
     optionalColumns: z.array(z.string().min(1)).default([]),
     /** `false`: the file holds open interest only (ThetaData's OI report); its rows are not quotes. */
@@ -152,6 +161,8 @@ const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
  *   snapshot) and start-of-day open interest (settled the session before) are read when the file has them.
  * - `databento`: OPRA `cbbo-1m` / `bbo-1m` CSV exports (`pretty_px`, `pretty_ts`, `map_symbols`): one
  *   consolidated BBO per contract and minute, known at `ts_recv` (UTC), the contract its OSI `symbol`.
+ * - `databento-statistics`: OPRA `statistics` CSV exports: the open interest rows (`stat_type` 9), each the
+ *   figure of the session `ts_ref` names, published when Databento received it (`ts_recv`).
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -269,6 +280,18 @@ export const OPTION_PRESETS = {
     ask: 'ask_px_00',
     bidSize: 'bid_sz_00',
     askSize: 'ask_sz_00',
+  },
+  'databento-statistics': {
+    optionSymbol: 'symbol',
+    quoteTime: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+    timeZone: 'UTC',
+    where: { column: 'stat_type', equals: ['9'] },
+    openInterest: {
+      column: 'quantity',
+      settledOn: { column: 'ts_ref', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+      publishedAt: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+    },
+    quotes: false,
   },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
 

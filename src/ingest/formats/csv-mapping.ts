@@ -65,6 +65,9 @@ const SCRATCH = {
   _side: 'VARCHAR',
   _strike: 'DECIMAL(12,3)',
   _oi: 'BIGINT',
+  _oi_settled: 'DATE',
+  _oi_published: 'TIMESTAMPTZ',
+  _keep: 'BOOLEAN',
 };
 
 /** A header name as a mapping names it: BOM, surrounding spaces and one pair of brackets dropped. */
@@ -271,7 +274,8 @@ const SIDE_NAMES: readonly SideName[] = ['call', 'put'];
 
 /** The spec of the open interest of a field set (a column, or its settlement rule's column). */
 function openInterestColumn(oi: OptionMapping['openInterest']): ColumnSpec | undefined {
-  return oi === undefined ? undefined : typeof oi === 'object' && 'settled' in oi ? oi.column : oi;
+  if (oi === undefined) return undefined;
+  return typeof oi === 'object' && ('settled' in oi || 'settledOn' in oi) ? oi.column : oi;
 }
 
 /**
@@ -308,20 +312,47 @@ function perQuote(
   };
 }
 
+/**
+ * SQL reading an instant with a strptime `format`: wall time in the mapping's zone unless the format has
+ * `%z`; `"unix"` for epoch seconds.
+ */
+function instantSql(reader: FieldReader, format: string): (raw: string) => string {
+  if (format === 'unix') return (r) => `to_timestamp(TRY_CAST(${r} AS DOUBLE))`;
+  if (/%[zZ]/.test(format)) return (r) => `CAST(try_strptime(${r}, ${reader.bind(format)}) AS TIMESTAMPTZ)`;
+  return (r) => `timezone(${reader.timeZone()}, try_strptime(${r}, ${reader.bind(format)}))`;
+}
+
+/** The mapping's row filter and stamped open interest: fields read besides the quote's own. */
+function filterAndStampFields(reader: FieldReader): void {
+  const where = reader.mapping.where;
+  if (where !== undefined) {
+    const values = where.equals.map((value) => reader.bind(value)).join(', ');
+    reader.add('keep', where.column, (r) => `coalesce(${r} IN (${values}), false)`);
+  }
+  const oi = reader.mapping.openInterest;
+  if (typeof oi === 'object' && 'settledOn' in oi) {
+    const settled = oi.settledOn.format;
+    reader.add(
+      'oi_settled',
+      oi.settledOn.column,
+      (r) => `CAST(try_strptime(${r}, ${reader.bind(settled)}) AS DATE)`,
+      {
+        expect: `a time in the format ${settled}`,
+      },
+    );
+    reader.add('oi_published', oi.publishedAt.column, instantSql(reader, oi.publishedAt.format), {
+      expect: `a time in the format ${oi.publishedAt.format}`,
+    });
+  }
+}
+
 /** The quote time and session SQL of the mapping's timing rule (`quote_time` NULL: stamped after the read). */
 function timing(reader: FieldReader): { session: string; quote: string } {
   const m = reader.mapping;
   const quoteTime = m.quoteTime;
   if (typeof quoteTime === 'object' && 'column' in quoteTime) {
-    const format = quoteTime.format;
-    const sqlOf =
-      format === 'unix'
-        ? (r: string) => `to_timestamp(TRY_CAST(${r} AS DOUBLE))`
-        : /%[zZ]/.test(format)
-          ? (r: string) => `CAST(try_strptime(${r}, ${reader.bind(format)}) AS TIMESTAMPTZ)`
-          : (r: string) => `timezone(${reader.timeZone()}, try_strptime(${r}, ${reader.bind(format)}))`;
-    reader.add('quote_time', quoteTime.column, sqlOf, {
-      expect: `a time in the format ${format}`,
+    reader.add('quote_time', quoteTime.column, instantSql(reader, quoteTime.format), {
+      expect: `a time in the format ${quoteTime.format}`,
       required: true,
     });
   }
@@ -368,6 +399,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
   reader.price('underlying_price', mapping.underlyingPrice, 'DECIMAL(14,4)');
   for (const side of SIDE_NAMES)
     if (mapping.sides !== undefined) valueFields(reader, mapping.sides[side], `${side}_`);
+  filterAndStampFields(reader);
 
   const has = reader.has;
   const checks: CsvCheck[] = has('expiration')
@@ -432,14 +464,24 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
           _side: wide ? `unnest(['call', 'put'])` : column('side'),
           _strike: column('strike'),
           _oi: value('oi'),
+          _oi_settled: column('oi_settled'),
+          _oi_published: column('oi_published'),
+          _keep: has('keep') ? 'r.keep' : 'true',
         },
       },
     );
+    // Rows the mapping's filter leaves out (other statistics) go before anything reads them.
+    if (has('keep')) await sql.run(`DELETE FROM ${q(quotes)} WHERE NOT _keep`);
     await stampCloseTimes(sql, quotes, mapping);
     if (!has('symbol')) await writeOccSymbols(sql, quotes);
     await remapColumn(sql, quotes, 'underlying', underlyingOfRoot);
     const oi = mapping.openInterest ?? mapping.sides?.call.openInterest ?? mapping.sides?.put.openInterest;
-    if (oi !== undefined) {
+    if (typeof oi === 'object' && 'settledOn' in oi) {
+      await sql.run(
+        `INSERT INTO ${q(stagingTable(options, 'open_interest'))} (underlying, option_symbol, settled_session, published_at, open_interest, _line, _reject)
+         SELECT underlying, option_symbol, _oi_settled, _oi_published, _oi, _line, _reject FROM ${q(quotes)} WHERE _oi IS NOT NULL`,
+      );
+    } else if (oi !== undefined) {
       const rule =
         typeof oi === 'object' && 'settled' in oi
           ? oi
