@@ -141,6 +141,7 @@ describe('optionsdx (EOD: q = QUOTE_READTIME, 16:00 ET; no open interest)', () =
       sessions: 1,
       contracts: 4,
       missingOpenInterest: 4,
+      greeksUnits: 'as mapped',
     });
   });
 

@@ -497,7 +497,15 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
     }
     // An open-interest report's rows gave their figures; they are not quotes.
     if (!mapping.quotes) await sql.run(`DELETE FROM ${q(quotes)}`);
-    return { rows: read.records + read.malformed.length, rejects: read.malformed };
+    // A mapping states each column's factor: the units are the mapping's, not detected.
+    const greeks = ['iv', 'delta', 'gamma', 'theta', 'vega'].some(
+      (g) => has(g) || has(`call_${g}`) || has(`put_${g}`),
+    );
+    return {
+      rows: read.records + read.malformed.length,
+      rejects: read.malformed,
+      ...(greeks ? { greeksUnits: 'as mapped' } : {}),
+    };
   } finally {
     for (const [name] of scratch) await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(name)}`);
   }
