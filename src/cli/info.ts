@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import type { DataQuality } from '../ingest/quality.js';
 import { StoreReader } from '../store/store.js';
 import { summarizeStore } from '../store/summary.js';
 import { examplesHelp, formatBytes, renderTable } from './format.js';
+import { renderQuality } from './ingest.js';
 
 /** `pitchain info`: the data version, tables, underlyings, session range, row counts and provenance. */
 export function registerInfo(program: Command): void {
@@ -60,6 +62,19 @@ export function registerInfo(program: Command): void {
                 .split('\n')
                 .map((l) => `  ${l}`)
                 .join('\n'),
+        );
+        out.push('');
+        out.push('data quality (per source, as its ingest measured it):');
+        out.push(
+          renderQuality(
+            summary.provenance.map((p) => ({
+              source: p.source,
+              quality: p.quality as DataQuality | undefined,
+            })),
+          )
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n'),
         );
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {

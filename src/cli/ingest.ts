@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
 import { parseGreeksUnits } from '../ingest/greek-units.js';
-import { commitStaged, type FileHash, hashFile, stageFiles } from '../ingest/ingest.js';
+import { commitStaged, type FileHash, hashFile, readableFileSize, stageFiles } from '../ingest/ingest.js';
+import { type DataQuality, qualityTable } from '../ingest/quality.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
@@ -41,7 +42,7 @@ export function registerIngest(program: Command): void {
     .option('--mapping <file|preset|json>', 'column mapping for the csv and candles formats')
     .option(
       '--symbol <ticker>',
-      'symbol of a bar file, or root of a Lean option universe file, when its rows and path do not say it',
+      'symbol of a bar file, root of a Lean option universe file, or underlying of a csv file (optionsdx), when its rows and path do not say it',
     )
     .option('--resolution <res>', "bar resolution of a candles file: 'D' or '1'")
     .option('--table <name>', 'canonical table of a parquet/arrow file (default: inferred from its columns)')
@@ -62,11 +63,14 @@ export function registerIngest(program: Command): void {
     .addHelpText(
       'after',
       `\nFormats:\n${formats}\n\nA bad row stops the ingest with its file, line and reason, and the store stays as it was.\n` +
-        'Mapping keys and examples: docs/ingest-mappings.md; Greek units and Lean universes: docs/vendor-formats.md.\n' +
+        'Mapping keys and examples: docs/ingest-mappings.md; vendor presets (optionsdx, orats, thetadata,\n' +
+        'thetadata-oi, cboe-intervals, databento, databento-statistics), Greek units and Lean universes:\n' +
+        'docs/vendor-formats.md.\n' +
         examplesHelp([
           'pitchain ingest --store my-store --format hod SPX_2018.csv',
           'pitchain ingest --store my-store --format cboe-eod UnderlyingOptionsEODQuotes_2016-06-01.csv',
           'pitchain ingest --store my-store --format csv --mapping my-vendor.json chains/*.csv',
+          'pitchain ingest --store my-store --format csv --mapping optionsdx --symbol SPY spy_eod_202112.txt',
           'pitchain ingest --store my-store --format candles --mapping lean-minute 20131004_spy_minute_trade.csv',
           'pitchain ingest --store my-store --format hod --skip-invalid --rejects refused.csv SPX_2018.csv',
         ]),
@@ -98,6 +102,7 @@ export function registerIngest(program: Command): void {
         const fresh: string[] = [];
         const hashes = new Map<string, FileHash>();
         for (const file of files) {
+          await readableFileSize(file); // a directory or unreadable path is refused before any work
           // A file named like no source of this format in the store is new, or a renamed copy whose
           // commit changes nothing; it is hashed beside its staging. Only the others are hashed first,
           // to skip them if already ingested: hashing a large file alone takes seconds.
@@ -162,6 +167,11 @@ export function registerIngest(program: Command): void {
           `rejected: ${staged.rejects.length}${staged.rejects.length > 0 ? ` (written to ${flags.rejects})` : ''}`,
           `time: ${seconds.toFixed(1)} s (${Math.round(total / Math.max(seconds, 0.001)).toLocaleString('en-US')} rows/s)`,
           `data version: ${result.dataVersion}${result.changed ? ` (was ${result.previousVersion})` : ' (unchanged)'}`,
+          '',
+          'data quality (quotes the store keeps as sent, which a backtest must not take as prices):',
+          indent(
+            renderQuality(staged.files.map((f) => ({ source: path.basename(f.source), quality: f.quality }))),
+          ),
         ];
         process.stdout.write(`${out.join('\n')}\n`);
       } catch (error) {
@@ -178,4 +188,19 @@ async function writeRejects(file: string, rejects: readonly Reject[]): Promise<v
   const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
   const lines = rejects.map((r) => [cell(r.file), r.line ?? '', cell(r.reason)].join(','));
   await fs.writeFile(file, `file,line,reason\n${lines.join('\n')}\n`);
+}
+
+/** The data-quality table of some files (`qualityTable`), as `pitchain ingest` and `pitchain info` print it. */
+export function renderQuality(
+  files: readonly { readonly source: string; readonly quality?: DataQuality | undefined }[],
+): string {
+  const { header, rows } = qualityTable(files);
+  return rows.length === 0 ? '(none recorded)' : renderTable(header, rows);
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

@@ -75,7 +75,8 @@ export async function createSessionsTable(sql: SqlSession): Promise<void> {
  * `underlying`, `option_symbol`, `session_date`, `_line`) whose column `value` holds an open interest
  * printed on the row dated D. With `previous`, the figure was settled from the session before D and
  * published at 09:30 ET of D; with `same`, it was settled from D and published at 09:30 ET of the next
- * session. Rows dated on a day that is not a session are left out (validation refuses their quotes).
+ * session. `publishedFromOpenSeconds` moves the publication from that 09:30 ET (−10800: 06:30 ET, when OPRA
+ * publishes). Rows dated on a day that is not a session are left out (validation refuses their quotes).
  */
 export async function insertOpenInterest(
   sql: SqlSession,
@@ -83,12 +84,18 @@ export async function insertOpenInterest(
   source: string,
   value: string,
   settled: 'previous' | 'same',
+  publishedFromOpenSeconds = 0,
 ): Promise<void> {
   const sessions = quoteIdentifier(SESSIONS_TABLE);
+  // The publishing session's open, moved by the source's rule (OPRA's 06:30 ET is 3 hours before it).
+  const at = (open: string): string =>
+    publishedFromOpenSeconds === 0
+      ? open
+      : `to_timestamp(epoch(${open}) + ${Math.trunc(publishedFromOpenSeconds)})`;
   const [settledSql, publishedSql, join] =
     settled === 'previous'
-      ? ['s.previous_session', 's.open_at', '']
-      : ['s.session_date', 'n.open_at', `JOIN ${sessions} n ON n.session_date = s.next_session`];
+      ? ['s.previous_session', at('s.open_at'), '']
+      : ['s.session_date', at('n.open_at'), `JOIN ${sessions} n ON n.session_date = s.next_session`];
   await sql.run(
     `INSERT INTO ${quoteIdentifier(target)} (underlying, option_symbol, settled_session, published_at, open_interest, _line)
      SELECT t.underlying, t.option_symbol, ${settledSql}, ${publishedSql}, t.${quoteIdentifier(value)}, t._line

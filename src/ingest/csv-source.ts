@@ -8,7 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import { IngestError } from '../errors.js';
 import { normalizeExpirationDate } from '../market-time/index.js';
 import { quoteIdentifier as q, quoteLiteral, type SqlSession, type SqlValue } from '../store/sql.js';
-import type { Reject } from './formats/index.js';
+import type { Reject } from './formats/types.js';
 
 /** The header of a CSV file: its column names (BOM stripped, trimmed) and the line it is on. */
 export type CsvHeader = { readonly names: readonly string[]; readonly line: number };
@@ -103,6 +103,10 @@ export async function readCsvHeader(file: string, delimiter = ','): Promise<CsvH
       .subarray(0, bytesRead)
       .toString('utf8')
       .replace(/^\uFEFF/, '');
+    const firstLine = text.split('\n', 1)[0]!;
+    if (/\r(?!$)/.test(firstLine)) {
+      throw (await csvStructureProblem(file)) ?? new IngestError(file, 1, 'unreadable line endings');
+    }
     const lines = text.split('\n');
     for (let i = 0; i < lines.length - (bytesRead === buffer.length ? 1 : 0); i++) {
       const line = lines[i]!.replace(/\r$/, '');
@@ -113,6 +117,59 @@ export async function readCsvHeader(file: string, delimiter = ','): Promise<CsvH
     await handle.close();
   }
   throw new IngestError(file, undefined, 'no header line');
+}
+
+/**
+ * The first problem of a CSV file's text that makes its rows unreadable, as an `IngestError` with its line,
+ * or undefined: lines ending in a carriage return alone (old Mac files, which read as one huge line), a
+ * line ending unlike the lines before it (CRLF and LF mixed, which DuckDB's reader refuses without a
+ * line), or a quoted field still open at the end of the file. One streamed pass over the bytes; called
+ * when a read has already failed or looks wrong, so a clean file never pays for it.
+ */
+export async function csvStructureProblem(file: string): Promise<IngestError | undefined> {
+  let line = 1;
+  let quoted = false;
+  let quoteLine = 0;
+  let ending: 'CRLF' | 'LF' | undefined;
+  let previous = -1;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (previous === 13 && byte !== 10 && !quoted) {
+        return new IngestError(
+          file,
+          line,
+          'line ends with a carriage return alone (old Mac line endings): convert the file to LF or CRLF',
+        );
+      }
+      if (byte === 34) {
+        quoted = !quoted;
+        if (quoted) quoteLine = line;
+      } else if (byte === 10) {
+        if (!quoted) {
+          const own = previous === 13 ? 'CRLF' : 'LF';
+          ending ??= own;
+          if (own !== ending) {
+            return new IngestError(
+              file,
+              line,
+              `line ends with ${own} where the lines before end with ${ending} (mixed line endings): convert the file to one`,
+            );
+          }
+        }
+        line++;
+      }
+      previous = byte;
+    }
+  }
+  if (quoted) {
+    return new IngestError(
+      file,
+      quoteLine,
+      'unterminated quote: a quoted field opened on this line never closes',
+    );
+  }
+  return undefined;
 }
 
 /** The positions of a header's columns by name; a duplicate name is refused. */
@@ -221,7 +278,7 @@ export async function readCsvInto(sql: SqlSession, source: CsvSource, insert: Cs
   // Blank lines are found while DuckDB reads (they shift line numbers; DuckDB skips them silently).
   const scan = source.scan?.() ?? scanLines(source.file);
   scan.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
-  await inserting;
+  await inserting.catch(explainReadFailure(source.file));
   try {
     const malformedRows = await sql.all<{ line: number; message: string; type: string }>(
       // A line too long to split has no column: it counts as the line's first problem, not as none.
@@ -343,7 +400,7 @@ export async function readCsvTyped(
     // hash that goes with it), but does not read the file for lines of its own.
     scan = source.scan?.() ?? (unordered ? undefined : scanLines(source.file));
     scan?.catch(() => {}); // awaited below; a read error of the file surfaces from DuckDB first
-    await inserting;
+    await inserting.catch(explainReadFailure(source.file));
     const [counts] = await sql.all<{ rejected: number; records: number; base: number | null }>(
       `SELECT (SELECT count(*) FROM ${q(rejectsTable)}) AS rejected,
               (SELECT count(*) FROM ${q(insert.target)}) AS records,
@@ -372,6 +429,16 @@ export async function readCsvTyped(
       `${settings}DROP TABLE IF EXISTS ${q(rejectsTable)}; DROP TABLE IF EXISTS ${q(rejectsScan)}`,
     );
   }
+}
+
+/**
+ * A handler for a failed read of `file`: throws the file's structural problem with its line when it has
+ * one (`csvStructureProblem`), else the error itself.
+ */
+export function explainReadFailure(file: string): (error: unknown) => Promise<never> {
+  return async (error) => {
+    throw (await csvStructureProblem(file).catch(() => undefined)) ?? error;
+  };
 }
 
 function malformedReason(row: { message: string | null; type: string | null }): string {

@@ -9,6 +9,7 @@
  */
 import { IngestError, UsageError } from '../errors.js';
 import type { SqlSession, SqlValue } from '../store/sql.js';
+import { csvStructureProblem, explainReadFailure } from './csv-source.js';
 
 /** The vendor columns, in the store's order. */
 export const GREEKS = ['iv', 'delta', 'gamma', 'theta', 'vega'] as const;
@@ -285,8 +286,9 @@ export async function establishGreekUnits(
     return { divisors, detections: {} };
   }
   const sample = rows(SAMPLE_LINES);
-  const evidence = await sql.all<EvidenceRow>(
-    `SELECT side, spot, strike, days, price, ${GREEKS.join(', ')} FROM (
+  const evidence = await sql
+    .all<EvidenceRow>(
+      `SELECT side, spot, strike, days, price, ${GREEKS.join(', ')} FROM (
        SELECT ${Object.entries(columns)
          .map(([name, expression]) => `${expression} AS ${name}`)
          .join(', ')}
@@ -294,8 +296,9 @@ export async function establishGreekUnits(
      WHERE side IN ('call', 'put') AND spot > 0 AND strike > 0 AND days BETWEEN ${MIN_DAYS} AND ${MAX_DAYS}
        AND iv > 0 AND abs(ln(strike / spot)) <= ${MAX_LOG_MONEYNESS}
      LIMIT ${SAMPLE_ROWS}`,
-    sample.params,
-  );
+      sample.params,
+    )
+    .catch(explainReadFailure(file));
   const detections = detectGreekUnits(evidence, option.stated);
   const unknown: Greek[] = [];
   for (const greek of GREEKS) {
@@ -307,13 +310,19 @@ export async function establishGreekUnits(
     // A column that is empty or zero everywhere is stored right by any divisor: only a file that prints
     // values in it needs its units.
     const whole = rows(undefined);
-    const printed = await sql.all<Record<string, boolean>>(
-      `SELECT ${unknown.map((greek) => `coalesce(bool_or(${columns[greek]} <> 0), false) AS ${greek}`).join(', ')}
+    const printed = await sql
+      .all<Record<string, boolean>>(
+        `SELECT ${unknown.map((greek) => `coalesce(bool_or(${columns[greek]} <> 0), false) AS ${greek}`).join(', ')}
        FROM (${whole.sql})`,
-      whole.params,
-    );
+        whole.params,
+      )
+      .catch(explainReadFailure(file));
     const refused = unknown.filter((greek) => printed[0]?.[greek] === true);
     if (refused.length > 0) {
+      // A file whose text breaks the reader (an unterminated quote, mixed line endings) leaves too few
+      // rows to judge: that is its problem, not its units.
+      const broken = await csvStructureProblem(file);
+      if (broken !== undefined) throw broken;
       const why = refused.map((greek) => {
         const found = detections[greek];
         if (greek !== 'iv' && detections.iv.divisor === undefined)
@@ -337,6 +346,40 @@ export async function establishGreekUnits(
 
 function formatRatio(ratio: number): string {
   return ratio >= 10 ? ratio.toFixed(0) : ratio.toPrecision(2);
+}
+
+/**
+ * How a file's IV and Greeks were stored, for the data-quality summary: `none`, `store` (printed in the
+ * store's units) or the divisors that differ from 1 in `--greeks-units` syntax (`theta=365,vega=100`), then
+ * whether the file's values established them (`detected`) or the user stated every one (`stated`).
+ */
+export function describeGreekUnits(
+  divisors: GreekDivisors,
+  option: GreeksUnitsOption,
+  byFormat = false,
+): string {
+  if (GREEKS.every((greek) => divisors[greek] === null)) return 'none';
+  const differing = GREEKS.filter((greek) => divisors[greek] !== 1).map(
+    (g) => `${g}=${divisors[g] ?? 'none'}`,
+  );
+  const stated = option.kind === 'detect' && GREEKS.every((greek) => option.stated[greek] !== undefined);
+  const how = byFormat ? 'the format' : stated ? 'stated' : 'detected';
+  return `${differing.length === 0 ? 'store' : differing.join(',')} (${how})`;
+}
+
+/**
+ * The units option of a format whose documentation fixes its units: `auto` (nothing stated) becomes
+ * `units`, stated in full; a statement the user made stands. The second value says whether the format's
+ * units were taken.
+ */
+export function formatUnits(
+  option: GreeksUnitsOption,
+  units: Readonly<Record<Greek, number>>,
+): [GreeksUnitsOption, boolean] {
+  if (option.kind === 'detect' && Object.keys(option.stated).length === 0) {
+    return [{ kind: 'detect', stated: units }, true];
+  }
+  return [option, false];
 }
 
 /** SQL dividing a vendor value (a DOUBLE expression) by its divisor; NULL when the column is not stored. */

@@ -19,6 +19,7 @@ import {
   type Reject,
   type StageOptions,
 } from './formats/index.js';
+import { type DataQuality, measureQuality } from './quality.js';
 import { validateStaging } from './validate.js';
 
 /** Options of `stageFiles`: those of the formats, plus a progress callback. */
@@ -44,6 +45,8 @@ export type StagedFile = {
   readonly sessions: readonly string[];
   /** The distinct underlyings (options) and symbols (bars), ascending. */
   readonly underlyings: readonly string[];
+  /** Its data-quality summary (`./quality.ts`), recorded with its provenance entry. */
+  readonly quality: DataQuality;
 };
 
 /** The outcome of `stageFiles`. */
@@ -77,6 +80,7 @@ export function commitStaged(
       format: f.format,
       rows: f.rows,
       rejected: f.rejected,
+      quality: f.quality,
     })),
     { uniqueKeys: staged.uniqueKeys },
   );
@@ -93,6 +97,25 @@ export async function hashFile(file: string): Promise<FileHash> {
   const hash = createHash('sha256');
   const { lines, blank, bytes } = await scanLines(file, hash);
   return { sha256: hash.digest('hex'), bytes, lines, blank };
+}
+
+/**
+ * The size of a file an ingest is to read; a `UsageError` when it cannot be read, an `IngestError` naming
+ * it when it is a directory (whose read would fail deep inside a format).
+ */
+export async function readableFileSize(file: string): Promise<number> {
+  await fs.access(file).catch((cause: unknown) => {
+    throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
+  });
+  const stat = await fs.stat(file);
+  if (stat.isDirectory()) {
+    throw new IngestError(
+      file,
+      undefined,
+      `is a directory, not a file: name the files in it (e.g. ${file}/*.csv)`,
+    );
+  }
+  return stat.size;
 }
 
 /** Creates the canonical staging tables that do not exist yet. */
@@ -135,12 +158,7 @@ export async function stageFiles<O extends StageFilesOptions>(
 ): Promise<StageFilesResult> {
   const adapter = resolveFormat(format);
   let bytes = 0;
-  for (const file of files) {
-    await fs.access(file).catch((cause: unknown) => {
-      throw new UsageError(`cannot read ${file}: ${(cause as Error).message}`, { cause });
-    });
-    bytes += (await fs.stat(file)).size;
-  }
+  for (const file of files) bytes += await readableFileSize(file);
   if (bytes < ONE_THREAD_BELOW_BYTES) await sql.run('SET threads = 1');
   await createSessionsTable(sql);
   await ensureStagingTables(sql);
@@ -190,6 +208,12 @@ export async function stageFiles<O extends StageFilesOptions>(
         scan: () => hashing()[i]!,
       });
       const { counts, ...description } = await describe(sql, perFile);
+      const quality = await measureQuality(sql, perFile, {
+        // Option quotes where the file has them; else (bars, splits) every row it staged.
+        rows: counts.option_quotes || Object.values(counts).reduce((sum, n) => sum + n, 0),
+        sessions: description.sessions.length,
+        greeksUnits: result.greeksUnits,
+      });
       const rows: Record<string, number> = {};
       for (const table of TABLE_NAMES) {
         const count = counts[table];
@@ -211,6 +235,7 @@ export async function stageFiles<O extends StageFilesOptions>(
         sourceRows: result.sourceRows,
         rejected: result.rejects.length,
         ...description,
+        quality,
       });
       rejects.push(...result.rejects);
       done += result.sourceRows;
@@ -274,22 +299,30 @@ async function stageOne(
   file: string,
   format: IngestFormat,
   options: StageOptions & { tables: Record<TableName, string> },
-): Promise<{ sourceRows: number; rejects: Reject[]; uniqueKeys: readonly TableName[] }> {
+): Promise<{
+  sourceRows: number;
+  rejects: Reject[];
+  uniqueKeys: readonly TableName[];
+  greeksUnits?: string | undefined;
+}> {
   let sourceRows = 0;
+  let greeksUnits: string | undefined;
   let uniqueKeys: readonly TableName[] = [];
   const rejects: Reject[] = [];
   try {
     const result = await format.stage(sql, file, options);
     sourceRows = result.rows;
     uniqueKeys = result.uniqueKeys ?? [];
+    greeksUnits = result.greeksUnits;
     rejects.push(...result.rejects);
-    if (result.validated === true && rejects.length === 0) return { sourceRows, rejects, uniqueKeys };
+    if (result.validated === true && rejects.length === 0)
+      return { sourceRows, rejects, uniqueKeys, greeksUnits };
   } catch (error) {
     if (!(error instanceof IngestError) || !options.skipInvalid) throw error;
     rejects.push({ file: error.file, line: error.line, reason: error.reason });
   }
   const seen = new Set(rejects.flatMap((r) => (r.line === undefined ? [] : [r.line])));
-  for (const reject of await validateStaging(sql, file, options.tables)) {
+  for (const reject of await validateStaging(sql, file, options.tables, options)) {
     if (reject.line === undefined || !seen.has(reject.line)) rejects.push(reject);
   }
   rejects.sort(byLine);
@@ -297,7 +330,7 @@ async function stageOne(
   if (first !== undefined && !options.skipInvalid)
     throw new IngestError(first.file, first.line, first.reason);
   // Validation reports every row with a `_reject`, so without rejects there is nothing to delete.
-  if (rejects.length === 0) return { sourceRows, rejects, uniqueKeys };
+  if (rejects.length === 0) return { sourceRows, rejects, uniqueKeys, greeksUnits };
   const lines = rejects.flatMap((r) => (r.line === undefined ? [] : [r.line]));
   const rejected = tempTableName('rejected_lines');
   await sql.run(`CREATE TEMP TABLE ${q(rejected)} (line BIGINT)`);
@@ -311,7 +344,7 @@ async function stageOne(
   } finally {
     await sql.run(`DROP TABLE IF EXISTS ${q(rejected)}`);
   }
-  return { sourceRows, rejects, uniqueKeys };
+  return { sourceRows, rejects, uniqueKeys, greeksUnits };
 }
 
 /** File-level rejects (no line) first, then by line. */

@@ -4,17 +4,19 @@
  * row must satisfy whatever its source, and returns at most one reject per source line: the first broken
  * rule in this order —
  *   a format's own `_reject`; a missing required value; an invalid OCC symbol (shape or date); a session
- *   date that is not a session; a missing instant; an expiration before the session; a crossed quote
- *   (bid > ask, while 0/0 is "no market" and valid); a negative price, size, volume or open interest; a
- *   second row for the same contract and quote time.
+ *   date that is not a session; a missing instant; a quote dated after the ingest; an expiration before
+ *   the session; a quote crossed by more than a cent (bid > ask + 0.01, while 0/0 is "no market" and valid;
+ *   a quote crossed by a cent at most is kept, and counted by the data-quality summary); a negative price,
+ *   strike, underlying price, size, volume or open interest; a second row for the same contract and quote
+ *   time.
  */
-import { closureReason } from '../market-time/index.js';
+import { closureReason, MARKET_ZONE } from '../market-time/index.js';
 import { OCC_SYMBOL_SQL_REGEX } from '../occ/index.js';
 import { TABLES, type TableName } from '../store/schema.js';
-import { quoteIdentifier as q, type SqlSession } from '../store/sql.js';
+import { quoteIdentifier as q, quoteLiteral, type SqlSession } from '../store/sql.js';
 import { createSessionsTable, SESSIONS_TABLE } from './calendar-table.js';
 import { occPartsSql, tempTableName } from './csv-source.js';
-import type { Reject } from './formats/index.js';
+import type { Reject } from './formats/types.js';
 
 /**
  * A rule: rows of the table for which `when` holds are refused with the SQL text `reason`. A rule that
@@ -44,23 +46,49 @@ const negative = (column: string): Rule => ({
   reason: `'negative value: ${column} ' || CAST(t.${q(column)} AS VARCHAR)`,
 });
 
-const QUOTE_RULES: readonly Rule[] = [
-  missing('option_symbol'),
-  missing('underlying'),
-  missing('session_date'),
-  invalidSymbol,
-  notASession('session_date'),
-  missing('quote_time'),
+/**
+ * How far a bid may stand above its ask and still be kept: one cent, the smallest tick an option trades in.
+ * A quote locked or crossed by a tick happens between exchanges for an instant and is flagged (`crossed` in
+ * the data-quality summary); a wider one is a broken record.
+ */
+export const CROSSED_TOLERANCE = '0.01';
+
+/** What validation compares with: the instant of the ingest (a quote cannot be dated after it). */
+export type ValidationContext = { readonly now?: Date };
+
+/** A quote dated after the ingest: its session starts after the ingest's ET date, or its instant is later. */
+function fromTheFuture(now: Date): Rule {
+  const instant = `TIMESTAMPTZ ${quoteLiteral(now.toISOString())}`;
+  return {
+    when: `t.quote_time > ${instant} OR t.session_date > CAST(timezone(${quoteLiteral(MARKET_ZONE)}, ${instant}) AS DATE)`,
+    reason: `'quote dated after the ingest: session ' || strftime(t.session_date, '%Y-%m-%d') || ' is later than ${now.toISOString()}'`,
+  };
+}
+
+function quoteRules(context: ValidationContext): readonly Rule[] {
+  return [
+    missing('option_symbol'),
+    missing('underlying'),
+    missing('session_date'),
+    invalidSymbol,
+    notASession('session_date'),
+    missing('quote_time'),
+    fromTheFuture(context.now ?? new Date()),
+    ...QUOTE_VALUE_RULES,
+  ];
+}
+
+const QUOTE_VALUE_RULES: readonly Rule[] = [
   {
     when: 'v.expiration < t.session_date',
     reason: `'expired contract: expiration ' || strftime(v.expiration, '%Y-%m-%d') || ' precedes session ' || strftime(t.session_date, '%Y-%m-%d')`,
     joined: true,
   },
   {
-    when: 't.bid > t.ask',
+    when: `t.bid > t.ask + ${CROSSED_TOLERANCE}`,
     reason: `'crossed quote: bid ' || CAST(t.bid AS VARCHAR) || ' > ask ' || CAST(t.ask AS VARCHAR)`,
   },
-  ...['bid', 'ask', 'last', 'bid_size', 'ask_size', 'volume'].map(negative),
+  ...['bid', 'ask', 'last', 'underlying_price', 'bid_size', 'ask_size', 'volume'].map(negative),
 ];
 
 const OPEN_INTEREST_RULES: readonly Rule[] = [
@@ -133,6 +161,7 @@ type Target = readonly [TableName, string];
 async function anyRefused(
   sql: SqlSession,
   targets: readonly Target[],
+  context: ValidationContext,
 ): Promise<{ refused: boolean; duplicates: boolean }> {
   const tests: string[] = [];
   const symbolSources: string[] = [];
@@ -150,7 +179,7 @@ async function anyRefused(
     );
   for (const [table, name] of targets) {
     const rules =
-      table === 'option_quotes' ? QUOTE_RULES : table === 'open_interest' ? OPEN_INTEREST_RULES : [];
+      table === 'option_quotes' ? quoteRules(context) : table === 'open_interest' ? OPEN_INTEREST_RULES : [];
     const alone = rules.filter((rule) => !rule.joined).map((rule) => rule.when);
     const where = ['t._reject IS NOT NULL', ...alone].join(' OR ');
     tests.push(test(0, 'count(*) > 0', `(SELECT 1 FROM ${q(name)} t WHERE ${where} LIMIT 1)`));
@@ -214,8 +243,9 @@ async function validationTargets(
 export async function anyRowRefused(
   sql: SqlSession,
   tables: Partial<Record<TableName, string>> = {},
+  context: ValidationContext = {},
 ): Promise<boolean> {
-  return (await anyRefused(sql, await validationTargets(sql, tables))).refused;
+  return (await anyRefused(sql, await validationTargets(sql, tables), context)).refused;
 }
 
 /**
@@ -227,9 +257,10 @@ export async function validateStaging(
   sql: SqlSession,
   file: string,
   tables: Partial<Record<TableName, string>> = {},
+  context: ValidationContext = {},
 ): Promise<Reject[]> {
   const targets = await validationTargets(sql, tables);
-  const { refused, duplicates } = await anyRefused(sql, targets);
+  const { refused, duplicates } = await anyRefused(sql, targets, context);
   if (!refused) return [];
   const symbolTables = targets
     .filter(([table]) => table === 'option_quotes' || table === 'open_interest')
@@ -239,7 +270,7 @@ export async function validateStaging(
   const selects: string[] = [];
   for (const [table, name] of targets) {
     if (table === 'option_quotes') {
-      selects.push(ruleSelect(name, QUOTE_RULES, 'session_date', symbols));
+      selects.push(ruleSelect(name, quoteRules(context), 'session_date', symbols));
       const key = DUPLICATE_QUOTE_KEY.map(q).join(', ');
       if (duplicates)
         selects.push(

@@ -30,6 +30,11 @@ export type ProvenanceEntry = {
   rows: Record<string, number>;
   rejected: number;
   ingestedAt: string;
+  /**
+   * The ingest's data-quality summary of the source (`src/ingest/quality.ts`): counts and the Greek units
+   * it stored. Absent in stores written before it existed; not part of the data version.
+   */
+  quality?: Readonly<Record<string, string | number | null>>;
 };
 
 /** A file that left the manifest: readers pinned to an older manifest may read it until the grace ends. */

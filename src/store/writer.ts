@@ -6,7 +6,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { classifyExpiration, expirationSeconds, settlementOf } from '../market-time/index.js';
+import {
+  classifyExpiration,
+  expirationSeconds,
+  settlementOf,
+  underlyingOfRoot,
+} from '../market-time/index.js';
 import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
   fileColumns,
@@ -446,9 +451,9 @@ export class WriteTransaction {
       'SELECT DISTINCT root, expiration FROM parsed ORDER BY ALL',
     );
     await this.sql.run(
-      'CREATE TEMP TABLE expiry (root VARCHAR, expiration DATE, expiration_time TIMESTAMPTZ, settlement VARCHAR, monthly BOOLEAN, weekly BOOLEAN, quarterly BOOLEAN)',
+      'CREATE TEMP TABLE expiry (root VARCHAR, expiration DATE, expiration_time TIMESTAMPTZ, settlement VARCHAR, monthly BOOLEAN, weekly BOOLEAN, quarterly BOOLEAN, root_underlying VARCHAR)',
     );
-    const cols: unknown[][] = [[], [], [], [], [], [], []];
+    const cols: unknown[][] = [[], [], [], [], [], [], [], []];
     for (const { root, expiration } of pairs) {
       const settlement = settlementOf(root, expiration);
       const kind = classifyExpiration(expiration, root);
@@ -460,6 +465,7 @@ export class WriteTransaction {
         kind.monthly,
         kind.weekly,
         kind.quarterly,
+        underlyingOfRoot(root),
       ];
       for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
     }
@@ -475,7 +481,9 @@ export class WriteTransaction {
       INSERT INTO contracts BY NAME
       SELECT p.underlying, p.option_symbol, p.root, p.expiration, e.expiration_time, p.side, p.strike,
              e.settlement, e.monthly, e.weekly, e.quarterly,
-             regexp_matches(p.root, '[0-9]$') AS nonstandard,
+             -- Adjusted (nonstandard) when the source files the contract under another underlying than its
+             -- root's own (AAPL1 under AAPL after a split), never from the root's shape (T001 is a root).
+             p.underlying <> e.root_underlying AS nonstandard,
              ${earliest} AS first_traded,
              NULL AS _line
       FROM parsed p JOIN expiry e USING (root, expiration)`);

@@ -68,6 +68,35 @@ const MAPPINGS = {
     timeZone: 'America/Chicago',
     bid: 'Bid',
     ask: 'Ask',
+    quotes: true, // an open-interest report says false (the thetadata-oi preset, test/ingest/presets.test.ts)
+    optionalColumns: ['IV'], // absent here: no iv field is read (the cboe-intervals preset's Calcs)
+    where: { column: 'CP', equals: ['C'] }, // the file's one row is a call (databento-statistics filters rows)
+    iv: 'IV',
+  },
+  // A wide row (a call and a put per line) with bracketed, spaced header names behind a BOM, a constant
+  // underlying, sizes as "bid x ask", quotes snapped 14 minutes before the close, OI published 06:30 ET.
+  wide: {
+    underlying: { value: 'SPY' },
+    expiration: 'Expiry',
+    strike: 'Strike',
+    sessionDate: 'Date',
+    quoteTime: { beforeClose: 14 },
+    sides: {
+      call: {
+        bid: 'C Bid',
+        ask: 'C Ask',
+        bidSize: { column: 'C Size', part: 0, separator: 'x' },
+        askSize: { column: 'C Size', part: 1, separator: 'x' },
+        openInterest: { column: 'C OI', settled: 'previous', publishedFromOpen: -180 },
+      },
+      put: {
+        bid: 'P Bid',
+        ask: 'P Ask',
+        bidSize: { column: 'P Size', part: 0, separator: 'x' },
+        askSize: { column: 'P Size', part: 1, separator: 'x' },
+        openInterest: 'P OI',
+      },
+    },
   },
 } as const;
 
@@ -84,6 +113,10 @@ const FILES = {
   ],
   zoned: ['Symbol,Time,Bid,Ask', 'SPY240419C00500000,2024-03-15 14:45:00-0500,1.25,1.3'],
   wall: ['Root,Exp,CP,K,Date,Bid,Ask', 'SPY,2024-04-19,C,500,2024-03-15,1.25,1.3'],
+  wide: [
+    '\uFEFF[Date], [Expiry], [Strike], [C Bid], [C Ask], [C Size], [C OI], [P Bid], [P Ask], [P Size], [P OI]',
+    ' 2024-11-29, 2024-12-20, 600, 12.5, 13.0, 12 x 30, 2000, 9.0, 9.5, 4 x 5, 1500',
+  ],
 };
 
 describe('csv mapping keys', () => {
@@ -110,6 +143,47 @@ describe('csv mapping keys', () => {
   it('uses every key of the mapping schema in these tests', () => {
     const used = new Set(Object.values(MAPPINGS).flatMap((mapping) => Object.keys(mapping)));
     expect(Object.keys(OptionMappingSchema.shape).filter((key) => !used.has(key))).toEqual([]);
+  });
+
+  it('a wide row: one quote per side, cleaned header names, a constant, composite sizes, beforeClose', async () => {
+    await staged('wide', async (sql) => {
+      const q = at('2024-11-29T12:46:00-05:00'); // 14 minutes before the 13:00 ET early close
+      const quote = {
+        underlying: 'SPY',
+        session_date: '2024-11-29',
+        quote_time: q,
+        volume_time: q,
+        _line: 2,
+      };
+      expect(
+        await sql.all(
+          `SELECT underlying, option_symbol, session_date, quote_time, volume_time, bid, ask, bid_size, ask_size, _line
+           FROM option_quotes ORDER BY option_symbol`,
+        ),
+      ).toEqual([
+        { ...quote, option_symbol: 'SPY241220C00600000', bid: 12.5, ask: 13, bid_size: 12, ask_size: 30 },
+        { ...quote, option_symbol: 'SPY241220P00600000', bid: 9, ask: 9.5, bid_size: 4, ask_size: 5 },
+      ]);
+      const published = at('2024-11-29T06:30:00-05:00');
+      expect(
+        await sql.all(
+          'SELECT option_symbol, settled_session, published_at, open_interest FROM open_interest ORDER BY option_symbol',
+        ),
+      ).toEqual([
+        {
+          option_symbol: 'SPY241220C00600000',
+          settled_session: '2024-11-27',
+          published_at: published,
+          open_interest: 2000,
+        },
+        {
+          option_symbol: 'SPY241220P00600000',
+          settled_session: '2024-11-27',
+          published_at: published,
+          open_interest: 1500,
+        },
+      ]);
+    });
   });
 
   it('quoteTime "close": stamps the session close (13:00 ET on an early close), volume as of it', async () => {

@@ -163,7 +163,34 @@ describe('lean-option-universe', () => {
     );
   });
 
-  it('establishes the Greek units per file: theta per year and vega per 1.00 store the same values', async () => {
+  it('takes the Greek units from the format under the default auto, even where none could be detected', async () => {
+    // As on a split day (AAPL, 2014-06-09, 7:1): the underlying's bar is at the new price while the
+    // strikes are the old ones, so no row is near the money to compare; deep in-the-money rows print 0.
+    const split = await copy('20240104.csv', (lines) =>
+      lines.map((line, i) => {
+        if (i !== 1) return line;
+        const cells = line.split(',');
+        for (const c of [3, 4, 5, 6]) cells[c] = (Number(cells[c]) / 7).toFixed(4);
+        return cells.join(',');
+      }),
+    );
+    const greeks = (sql: SqlSession) =>
+      sql.columns('SELECT option_symbol, iv, delta, gamma, theta, vega FROM option_quotes ORDER BY _line');
+    const own = await staged(FILE, {}, greeks);
+    expect(await staged(split, { symbol: 'SPY' }, greeks)).toEqual(own);
+    // Detection, asked for by stating one column, finds nothing to compare on that file.
+    expect(await refusal(split, { symbol: 'SPY', greeksUnits: 'iv=1' })).toBeInstanceOf(IngestError);
+    const sql = await SqlSession.open();
+    try {
+      const spy: { symbol: string; greeksUnits?: string } = { symbol: 'SPY' };
+      const result = await stageFiles(sql, [split], 'lean-option-universe', spy);
+      expect(result.files[0]!.quality.greeksUnits).toBe('store (the format)');
+    } finally {
+      sql.close();
+    }
+  });
+
+  it('honours stated Greek units: theta per year and vega per 1.00 store the same values', async () => {
     const perYear = await copy('20240104.csv', (lines) =>
       lines.map((line, i) => {
         if (i < 2) return line;
@@ -176,7 +203,7 @@ describe('lean-option-universe', () => {
     const greeks = (sql: SqlSession) =>
       sql.columns('SELECT option_symbol, iv, delta, gamma, theta, vega FROM option_quotes ORDER BY _line');
     const own = await staged(FILE, {}, greeks);
-    const yearly = await staged(perYear, { symbol: 'SPY' }, greeks);
+    const yearly = await staged(perYear, { symbol: 'SPY', greeksUnits: 'per-year' }, greeks);
     expect(yearly.columns.slice(0, 4)).toEqual(own.columns.slice(0, 4));
     for (const column of [4, 5]) {
       const off = yearly.columns[column]!.map((v, i) =>

@@ -71,6 +71,17 @@ describe('stageFiles', () => {
           rejected: 0,
           sessions: ['2018-01-02', '2018-02-28', 40],
           underlyings: ['SPX'],
+          quality: {
+            rows: 14438,
+            sessions: 40,
+            contracts: 750,
+            zero: 15,
+            oneSided: 1887,
+            crossed: 0,
+            stale: 305,
+            missingOpenInterest: 0,
+            greeksUnits: 'theta=365,vega=100 (detected)',
+          },
         },
         {
           source: L3,
@@ -82,6 +93,17 @@ describe('stageFiles', () => {
           rejected: 0,
           sessions: ['2016-01-05', '2016-01-05', 1],
           underlyings: ['A'],
+          quality: {
+            rows: 208,
+            sessions: 1,
+            contracts: 208,
+            zero: 0,
+            oneSided: 20,
+            crossed: 0,
+            stale: 0,
+            missingOpenInterest: 0,
+            greeksUnits: 'store (detected)',
+          },
         },
       ]);
       expect(await sql.value('SELECT count(*) FROM option_quotes')).toBe(14646);

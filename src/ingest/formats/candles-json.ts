@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { quoteIdentifier, type SqlSession } from '../../store/sql.js';
 import { tempTableName } from '../csv-source.js';
 import { type BarReading, createTypedBars, fileProblem, finishBars, storedResolution } from './candles.js';
-import type { StageOptions, StageResult } from './index.js';
+import type { StageOptions, StageResult } from './types.js';
 
 /** What `stageCandlesBody` needs besides the body: where it came from, and the symbol and resolution. */
 export type CandlesBodyOptions = StageOptions & {

@@ -18,7 +18,7 @@ import {
   tempTableName,
 } from '../csv-source.js';
 import { ET_ZONE_SQL, validateBars } from '../validate-bars.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 /** Options of the bar formats beyond the shared ones: the symbol and resolution a file does not carry. */
 export type BarStageOptions = StageOptions & {

@@ -18,7 +18,7 @@ import { quoteIdentifier, quoteLiteral, type SqlParams, type SqlSession } from '
 import { tempTableName } from '../csv-source.js';
 import { validateBars, validateSplits } from '../validate-bars.js';
 import { fileProblem, readErrorReason } from './candles.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 /** Options of the canonical formats: the table the file holds, when its columns should not decide. */
 export type CanonicalStageOptions = StageOptions & { readonly table?: TableName };

@@ -38,7 +38,7 @@ import {
   tempTableName,
   writeOccSymbols,
 } from '../csv-source.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 const REQUIRED = [
   'underlying_symbol',

@@ -43,6 +43,7 @@ import {
   readCsvTyped,
 } from '../csv-source.js';
 import {
+  describeGreekUnits,
   dividedSql,
   establishGreekUnits,
   GREEKS,
@@ -50,7 +51,7 @@ import {
   parseGreeksUnits,
 } from '../greek-units.js';
 import { anyRowRefused } from '../validate.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 type Layout = {
   readonly name: 'L2' | 'L3';
@@ -267,7 +268,7 @@ async function stageClean(
     if (records === undefined || !(await isClean(sql, quotes))) return undefined;
     if (parallel) await deriveOpenInterest(sql, quotes, options, hasNext);
     else await stampAndDeriveOpenInterest(sql, quotes, options, hasNext);
-    if (await anyRowRefused(sql, options.tables)) return undefined;
+    if (await anyRowRefused(sql, options.tables, options)) return undefined;
     staged = true;
     return { rows: records, rejects: [], validated: true, ...uniqueOpenInterest(hasNext) };
   } finally {
@@ -341,8 +342,9 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     ...(options.scan === undefined ? {} : { scan: options.scan }),
   };
   const divisors = await greekDivisors(sql, file, source, positions, options);
+  const greeksUnits = describeGreekUnits(divisors, parseGreeksUnits(options.greeksUnits));
   const quick = await stageClean(sql, source, layout, positions, divisors, options);
-  if (quick !== undefined) return quick;
+  if (quick !== undefined) return { ...quick, greeksUnits };
   const field = (
     name: string,
     key: string,
@@ -454,6 +456,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     return {
       rows: read.records + read.malformed.length,
       rejects: read.malformed,
+      greeksUnits,
       ...uniqueOpenInterest(hasNext),
     };
   } finally {

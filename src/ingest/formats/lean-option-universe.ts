@@ -19,8 +19,11 @@
  *
  * Values: no bid, ask or sizes (the rows have none), no `last`: an option row's open/high/low/close are
  * not trade prices (Lean prints them on rows without volume, to the half cent), so they are not kept. The
- * underlying row's close is every row's `underlyingPrice`. IV and Greeks are vendor columns, their units
- * established per file as for `hod` (`../greek-units.ts`); `rho` is not kept.
+ * underlying row's close is every row's `underlyingPrice`. IV and Greeks are vendor columns in the store's
+ * own units, as QuantConnect computes every universe file (IV a fraction, delta and gamma per $1, theta per
+ * calendar day, vega per volatility point): the format states them, so the default `--greeks-units auto`
+ * detects nothing; a stated `--greeks-units` (or `auto` with some columns stated) is honoured as for
+ * `hod`. `rho` is not kept.
  */
 import { basename, dirname } from 'node:path';
 import { IngestError } from '../../errors.js';
@@ -44,8 +47,16 @@ import {
   remapColumn,
   writeOccSymbols,
 } from '../csv-source.js';
-import { dividedSql, establishGreekUnits, GREEKS, parseGreeksUnits } from '../greek-units.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import {
+  describeGreekUnits,
+  dividedSql,
+  establishGreekUnits,
+  formatUnits,
+  GREEKS,
+  GREEKS_UNITS_PRESETS,
+  parseGreeksUnits,
+} from '../greek-units.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 /** Options of this format beyond the shared ones: the underlying when the path does not name it. */
 export type UniverseStageOptions = StageOptions & { readonly symbol?: string };
@@ -195,24 +206,22 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     layout.kind === 'keys'
       ? { side: sideSql(raw('right')), strike: number('strike'), expiration: expirySql(raw('expiry')) }
       : { side: occ.side, strike: `${occ.strike} / 1000`, expiration: occ.expiration };
-  const { divisors } = await establishGreekUnits(
-    sql,
-    file,
-    parseGreeksUnits(options.greeksUnits),
-    (limit) => csvRecordsSql(source, limit),
-    {
-      side: contract.side,
-      spot: String(spot),
-      strike: contract.strike,
-      days: `date_diff('day', DATE '${date}', ${contract.expiration})`,
-      price: number('close'),
-      iv: number('implied_volatility'),
-      delta: number('delta'),
-      gamma: number('gamma'),
-      theta: number('theta'),
-      vega: number('vega'),
-    },
-  );
+  // QuantConnect computes every universe file's IV and Greeks with one model in the store's units (IV a
+  // fraction, theta per day, vega per volatility point): `auto` takes them from the format, as detection
+  // cannot judge a file with few near-money rows (a split day's strikes are far from the new price).
+  const [units, byFormat] = formatUnits(parseGreeksUnits(options.greeksUnits), GREEKS_UNITS_PRESETS.store);
+  const { divisors } = await establishGreekUnits(sql, file, units, (limit) => csvRecordsSql(source, limit), {
+    side: contract.side,
+    spot: String(spot),
+    strike: contract.strike,
+    days: `date_diff('day', DATE '${date}', ${contract.expiration})`,
+    price: number('close'),
+    iv: number('implied_volatility'),
+    delta: number('delta'),
+    gamma: number('gamma'),
+    theta: number('theta'),
+    vega: number('vega'),
+  });
 
   const params: SqlValue[] = [];
   const bind = (value: SqlValue): string => {
@@ -301,7 +310,11 @@ async function stage(sql: SqlSession, file: string, options: UniverseStageOption
     else await remapColumn(sql, quotes, 'underlying', underlyingOfRoot);
     await insertOpenInterest(sql, stagingTable(options, 'open_interest'), quotes, '_oi', 'previous');
     // The underlying's bar is not a quote: it is counted as read, but no row is staged for it.
-    return { rows: read.records + read.malformed.length - underlyingRows, rejects: read.malformed };
+    return {
+      rows: read.records + read.malformed.length - underlyingRows,
+      rejects: read.malformed,
+      greeksUnits: describeGreekUnits(divisors, units, byFormat),
+    };
   } finally {
     for (const [name] of scratch) await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS ${q(name)}`);
   }

@@ -29,7 +29,7 @@ import {
   type StageOptions,
   type StageResult,
   stagingTable,
-} from './index.js';
+} from './types.js';
 
 type Body = Record<string, unknown>;
 

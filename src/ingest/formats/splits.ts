@@ -12,7 +12,7 @@ import { quoteIdentifier, type SqlSession } from '../../store/sql.js';
 import { tempTableName } from '../csv-source.js';
 import { sessionAfter, validateSplits } from '../validate-bars.js';
 import { fileProblem, readErrorReason } from './candles.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './index.js';
+import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
 /** Options of `lean-factors`: the symbol, when the file name (`aapl.csv`, `lean_factor_file_aapl.csv`) does not give it. */
 export type FactorStageOptions = StageOptions & { readonly symbol?: string };
