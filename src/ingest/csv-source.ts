@@ -8,7 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import { IngestError } from '../errors.js';
 import { normalizeExpirationDate } from '../market-time/index.js';
 import { quoteIdentifier as q, quoteLiteral, type SqlSession, type SqlValue } from '../store/sql.js';
-import type { Reject } from './formats/types.js';
+import type { LineScan, Reject } from './formats/types.js';
 
 /** The header of a CSV file: its column names (BOM stripped, trimmed) and the line it is on. */
 export type CsvHeader = { readonly names: readonly string[]; readonly line: number };
@@ -188,8 +188,6 @@ export function rawColumn(position: number): string {
 }
 
 /** Line numbers of a file: how many there are, and which are empty (DuckDB skips those silently). */
-export type LineScan = { readonly lines: number; readonly blank: readonly number[] };
-
 /**
  * Scans a file's lines (`LineScan`) and its size, feeding each chunk to `hash` when given: one read of the
  * file serves both its content hash and its line numbers.

@@ -11,7 +11,7 @@ import { createStagingTableSql, TABLES, type TableName } from '../store/schema.j
 import { quoteIdentifier as q, quoteLiteral, type SqlSession } from '../store/sql.js';
 import type { CommitResult, WriteTransaction } from '../store/writer.js';
 import { createSessionsTable } from './calendar-table.js';
-import { type LineScan, scanLines, tempTableName } from './csv-source.js';
+import { scanLines, tempTableName } from './csv-source.js';
 import {
   formatNamed,
   type IngestFormat,
@@ -19,6 +19,7 @@ import {
   type Reject,
   type StageOptions,
 } from './formats/index.js';
+import type { LineScan } from './formats/types.js';
 import { type DataQuality, measureQuality } from './quality.js';
 import { validateStaging } from './validate.js';
 

@@ -5,7 +5,9 @@
  */
 import type { TableName } from '../../store/schema.js';
 import type { SqlSession } from '../../store/sql.js';
-import type { LineScan } from '../csv-source.js';
+
+/** A file's line count and its blank lines, from one read of the file. */
+export type LineScan = { readonly lines: number; readonly blank: readonly number[] };
 
 /** A source row (or the whole file when `line` is undefined) an ingest refused, with a short exact reason. */
 export type Reject = { readonly file: string; readonly line: number | undefined; readonly reason: string };
