@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The skip summary last: what was skipped for want of shared data, and how to get it.
+    reporters: ['default', './test/helpers/skip-summary.ts'],
   },
 });
