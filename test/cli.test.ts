@@ -166,7 +166,7 @@ describe('pitchain info and export', () => {
     expect(ingested.stdout).toMatch(new RegExp(`^option_quotes +${rows}$`, 'm'));
   });
 
-  it('has --help on every command, and serve refuses a bad port or clock as a usage error', async () => {
+  it('prints --help through the bin, and serve refuses a bad port or clock as a usage error', async () => {
     const badPort = await cli('serve', '--store', 'data/sample', '--port', '70000');
     expect([badPort.code, badPort.stderr]).toEqual([
       2,
@@ -174,28 +174,15 @@ describe('pitchain info and export', () => {
     ]);
     const badNow = await cli('serve', '--store', 'data/sample', '--now', '2020-03-16');
     expect([badNow.code, badNow.stderr]).toEqual([2, expect.stringContaining('--now must be an instant')]);
-    for (const command of [
-      'demo',
-      'ingest',
-      'generate',
-      'request',
-      'info',
-      'export',
-      'verify',
-      'serve',
-      'log',
-    ]) {
-      const help = await cli(command, '--help');
-      // It ends with its examples: nothing but indented command lines after "Examples:".
-      const lines = help.stdout.trimEnd().split('\n');
-      const examples = lines.lastIndexOf('Examples:');
-      expect([
-        command,
-        help.code,
-        help.stdout.startsWith(`Usage: pitchain ${command}`),
-        examples > 0 && lines.slice(examples + 1).every((line) => /^ {2}\S|^ {6}\S/.test(line)),
-      ]).toEqual([command, 0, true, true]);
-    }
+    // Every command's help is checked in process (cli-help.test.ts); here, that the bin prints one and exits 0.
+    const help = await cli('serve', '--help');
+    const lines = help.stdout.trimEnd().split('\n');
+    const examples = lines.lastIndexOf('Examples:');
+    expect([
+      help.code,
+      help.stdout.startsWith('Usage: pitchain serve'),
+      examples > 0 && lines.slice(examples + 1).every((line) => /^ {2}\S|^ {6}\S/.test(line)),
+    ]).toEqual([0, true, true]);
   });
 });
 
