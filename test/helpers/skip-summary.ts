@@ -22,14 +22,15 @@ export function summarizeSkips(testModules: ReadonlyArray<TestModule>): string[]
   for (const module of testModules) {
     for (const test of module.children.allTests()) {
       if (test.result().state !== 'skipped') continue;
-      const at = test.fullName.indexOf(MISSING_MARK);
-      if (at < 0) {
+      // A test and its suite may each carry a mark: every file either names counts once for the test.
+      const marks = test.fullName.split(MISSING_MARK).slice(1);
+      if (marks.length === 0) {
         other.push(`  ${module.relativeModuleId} > ${test.fullName}`);
         continue;
       }
       needingData++;
-      const files = test.fullName.slice(at + MISSING_MARK.length).replace(/\].*$/, '');
-      for (const file of files.split(', ')) byFile.set(file, (byFile.get(file) ?? 0) + 1);
+      const files = new Set(marks.flatMap((mark) => mark.replace(/\].*$/s, '').split(', ')));
+      for (const file of files) byFile.set(file, (byFile.get(file) ?? 0) + 1);
     }
   }
   const lines: string[] = [];
