@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: on a 2-core machine, one file at a time. Test
+    // files spend much of their time waiting on child processes, servers and DuckDB, so one per core.
+    maxWorkers: Math.max(2, availableParallelism()),
+    // The skip summary last: what was skipped for want of shared data, and how to get it.
+    reporters: ['default', './test/helpers/skip-summary.ts'],
   },
 });

@@ -65,7 +65,7 @@ function yearOptions(year: number, spy: readonly DailyBar[], aapl: readonly Dail
 
 /** Lean daily bars from the shared data. */
 async function sharedBars(ctx: BenchContext, file: string): Promise<DailyBar[]> {
-  const path = join(ctx.sharedDir, 'data', 'stocks', file);
+  const path = ctx.sharedFile(`data/stocks/${file}`);
   return parseLeanDailyBars(await readFile(path, 'utf8'), path);
 }
 

@@ -14,7 +14,6 @@
  *   many contracts get an IV and each expiration's parity forward beside the VIX spot (VIX options price
  *   off its futures, in contango that day).
  */
-import { join } from 'node:path';
 import {
   callPutGaps,
   comparable,
@@ -115,7 +114,7 @@ export default defineBenchmark({
   name: 'greeks-accuracy',
   description: 'computed IV and delta against vendor values on real SPXW, A and VIX chains',
   async run(ctx) {
-    const file = (name: string) => join(ctx.sharedDir, 'data', 'options', name);
+    const file = (name: string) => ctx.sharedFile(`data/options/${name}`);
     const rows: BenchRow[] = [];
 
     const spxw = await readHistoricalOptionData(file('hod_SPXW_2018-01-02_to_2018-02-28.csv'));

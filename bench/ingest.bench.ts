@@ -342,7 +342,7 @@ export default defineBenchmark({
   description:
     'hod ingest (stage + commit) vs DuckDB read_csv → zstd Parquet, and vs DuckDB writing the store’s partitions: the SPXW file and 5 M rows',
   async run(ctx) {
-    const real = `${ctx.sharedDir}${REAL_FILE}`;
+    const real = ctx.sharedFile(REAL_FILE);
     const { file: big, rows: generated } = await ensureBigCsv(ctx);
     const { size } = await stat(big);
     const rows = [];

@@ -25,7 +25,12 @@ export interface BenchRow {
 export interface BenchContext {
   /** Absolute path of the repository root, ending in a separator. */
   repoRoot: string;
-  /** Absolute path of the shared folder beside the checkout (real market data), ending in a separator. */
+  /**
+   * A shared file (real market data, documented examples: `data/options/…`, `spec/examples/…`) found where
+   * the tests find it (test/helpers/shared-files.ts); throws, saying how to get it, when it is not here.
+   */
+  sharedFile(file: string): string;
+  /** The shared folder beside the checkout, ending in a separator. Prefer `sharedFile`. */
   sharedDir: string;
   /** A fresh temp directory, removed by the runner after the benchmark finishes (even if it throws). */
   tempDir(prefix?: string): Promise<string>;

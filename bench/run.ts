@@ -9,6 +9,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findShared, HOW_TO_GET } from '../test/helpers/shared-files.js';
 import {
   type BenchContext,
   type Benchmark,
@@ -67,6 +68,11 @@ async function runChild(file: string): Promise<void> {
   const ctx: BenchContext = {
     repoRoot: REPO_ROOT,
     sharedDir: SHARED_DIR,
+    sharedFile(file) {
+      const found = findShared(file);
+      if (found === undefined) throw new Error(`missing shared file ${file}: ${HOW_TO_GET}`);
+      return found;
+    },
     async tempDir(prefix = 'pitchain-bench-') {
       const dir = await mkdtemp(join(os.tmpdir(), prefix));
       tempDirs.push(dir);

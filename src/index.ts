@@ -1,25 +1,41 @@
-/** pitchain: point-in-time option chains and stock bars, answered as the market-data REST API would. */
+/**
+ * pitchain: point-in-time option chains and stock bars, answered as the market-data REST API would.
+ * The public API only: the service's `Api`, the credit `Ledger` and the store's `StoreReader` and
+ * `WriteTransaction` are internals, imported from their modules by the code that needs them.
+ */
 
 export {
   type BacktestOptions,
   type BacktestReport,
   backtest,
+  type ComboOrder,
   defineStrategy,
   type EquityPoint,
   type ExecutionOptions,
   type FillModel,
+  type Greeks,
+  loadStrategyModule,
+  type MarginHolding,
+  type MarginResult,
+  type MarkNote,
+  type MarkSource,
+  marginRequirement,
+  type OptionPosition,
   type Order,
+  type OrderLeg,
   type Position,
   type RejectedOrder,
+  type SingleOrder,
+  type StockPosition,
   type Strategy,
   type StrategyContext,
+  type StrategyParameters,
   type Trade,
 } from './backtest/index.js';
 // Accounts and credits.
 export {
   type Account,
   AccountBook,
-  Ledger,
   LOCAL_ACCOUNT,
   type LogEntry,
   type Plan,
@@ -112,14 +128,7 @@ export {
 } from './occ/index.js';
 export type { LookAheadField, LookAheadPolicy } from './pit/policy.js';
 export type { GreeksSource } from './query/types.js';
-export {
-  Api,
-  type ApiOptions,
-  type ApiResponse,
-  MAX_REQUEST_LINE,
-  type RequestOptions,
-  statusText,
-} from './service/service.js';
-// The store, for writers and tools.
-export { type CommitResult, type Manifest, StoreReader, WriteTransaction } from './store/index.js';
+// What store.request answers.
+export { type ApiResponse, MAX_REQUEST_LINE, type RequestOptions, statusText } from './service/service.js';
+// What pitchain info prints of a store.
 export { type StoreSummary, summarizeStore } from './store/summary.js';

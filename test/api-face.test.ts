@@ -6,11 +6,12 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { MarketDataError } from '../src/errors.js';
 import { openStore, type Store } from '../src/library/store.js';
 import { ensureBuilt, runCommand } from './helpers/build.js';
-import { REPO_ROOT, sharedData } from './helpers/paths.js';
+import { REPO_ROOT } from './helpers/paths.js';
+import { sharedPath, withData } from './helpers/shared-data.js';
 import { example, shapeMismatches } from './query/helpers/shape.js';
 
 const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
@@ -18,6 +19,13 @@ const NOW = '2018-03-01T12:00:00-05:00';
 const GREEKS = ['iv', 'delta', 'gamma', 'theta', 'vega'];
 // HistoricalOptionData files carry no bid/ask sizes.
 const NO_SIZES = ['bidSize', 'askSize'];
+
+const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const { afterAll, beforeAll, describe, it } = withData([SPXW]);
+const EXAMPLES = ['options_chain', 'options_lookup', 'stocks_candles', 'stocks_bulkcandles', 'stocks_quotes'];
+const docs = withData(
+  [...EXAMPLES, 'stocks_prices', 'markets_status'].map((name) => `spec/examples/${name}.json`),
+);
 
 let dir: string;
 let store: Store;
@@ -29,14 +37,7 @@ async function cli(...args: string[]) {
 beforeAll(async () => {
   await ensureBuilt();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-face-'));
-  const options = await cli(
-    'ingest',
-    '--store',
-    dir,
-    '--format',
-    'hod',
-    sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv'),
-  );
+  const options = await cli('ingest', '--store', dir, '--format', 'hod', sharedPath(SPXW));
   expect(options.stderr).toBe('');
   expect(options.stdout).toMatch(/^data version: [0-9a-f]{16} \(was [0-9a-f]{16}\)$/m);
   const bars = await cli(
@@ -45,7 +46,7 @@ beforeAll(async () => {
     dir,
     '--format',
     'candles',
-    sharedData('stocks/lean_daily_spy_raw_19980102_20210331.csv'),
+    sharedPath('data/stocks/lean_daily_spy_raw_19980102_20210331.csv'),
   );
   expect(bars.code).toBe(0);
   store = await openStore(dir, { now: NOW, threads: 2 });
@@ -65,7 +66,7 @@ const ask = async (target: string, now?: string) => {
   };
 };
 
-describe('every endpoint answers in the shape of its documented example', () => {
+docs.describe('every endpoint answers in the shape of its documented example', () => {
   it('option chain, historical: Greeks null, OI of the row dated D, updated 16:00 ET, billed per 1,000', async () => {
     const { status, json, res } = await ask('/v1/options/chain/SPX/?date=2018-02-05&expiration=2018-02-28');
     expect(status).toBe(200);

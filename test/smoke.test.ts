@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { FIXED_MESSAGES, MarketDataError } from '../src/index.js';
+import { FIXED_MESSAGES, openStore } from '../src/index.js';
 
 describe('package surface', () => {
   it('keeps the two fixed 400 messages verbatim', () => {
@@ -10,8 +10,17 @@ describe('package surface', () => {
         "invalidOptionSymbol": "Invalid option symbol. Use valid OCC symbology for the option symbol.",
       }
     `);
-    const error = new MarketDataError(400, FIXED_MESSAGES.invalidDate);
-    expect(error.body).toEqual({ s: 'error', errmsg: FIXED_MESSAGES.invalidDate });
+  });
+
+  it('answers a request with one of them as the service does', async () => {
+    const store = await openStore('data/sample', { threads: 1 });
+    try {
+      const response = await store.request('/v1/options/quotes/SPY2003/');
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({ s: 'error', errmsg: FIXED_MESSAGES.invalidOptionSymbol });
+    } finally {
+      store.close();
+    }
   });
 
   it('reports an unknown CLI command with a non-zero exit', async () => {

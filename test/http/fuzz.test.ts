@@ -5,7 +5,8 @@
  * tokens, some sent as raw bytes on a socket. No answer is a 5xx, no body carries a token, the log and
  * the server's stderr carry none, the server answers a good request afterwards and its memory stays bounded.
  *
- * `HTTP_FUZZ_RUNS` and `FUZZ_SEED` override the request count and the seed (a failure lists its requests).
+ * 10,000 requests with PITCHAIN_TEST_SIZE=full (CI), 4,000 of the same seed otherwise; `HTTP_FUZZ_RUNS`
+ * and `FUZZ_SEED` override the request count and the seed (a failure lists its requests).
  */
 import { promises as fs } from 'node:fs';
 import http from 'node:http';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
+import { testSize } from '../helpers/size.js';
 import {
   HOSTILE,
   hostile,
@@ -23,7 +25,7 @@ import {
 } from '../service/helpers/hostile.js';
 import { rawRequest, residentBytes, type ServerProcess, startServer } from './helpers/server.js';
 
-const RUNS = Number(process.env['HTTP_FUZZ_RUNS'] ?? 10_000);
+const RUNS = Number(process.env['HTTP_FUZZ_RUNS'] ?? testSize(10_000, 4_000));
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20_200_316);
 const NOW = '2020-03-20T15:45:00-04:00';
 /** The accounts file's tokens: a free plan (historical only) and a paid one with credits to spare. */

@@ -9,9 +9,9 @@ import {
 import { etWallToSeconds } from '../../src/market-time/index.js';
 import { createStagingTableSql } from '../../src/store/schema.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
-const EXAMPLE = `${SHARED_DIR}spec/examples/stocks_candles.json`;
+const EXAMPLE = sharedPath('spec/examples/stocks_candles.json');
 
 describe('candles response bodies', () => {
   let sql: SqlSession;
@@ -24,55 +24,58 @@ describe('candles response bodies', () => {
     await sql.run(createStagingTableSql('stock_bars'));
   });
 
-  it('stages the documented daily body as AAPL daily bars', async () => {
-    const body: unknown = JSON.parse(await fs.readFile(EXAMPLE, 'utf8'));
-    expect(isCandlesBody(body)).toBe(true);
-    expect(await stageCandlesBody(sql, body, { file: EXAMPLE, symbol: 'AAPL', resolution: 'D' })).toEqual({
-      rows: 3,
-      rejects: [],
-    });
-    expect(await sql.all('SELECT * FROM stock_bars ORDER BY _line')).toEqual([
-      {
-        symbol: 'AAPL',
-        resolution: 'D',
-        session_date: '2019-09-24',
-        t: 1569297600,
-        o: 221.03,
-        h: 222.49,
-        l: 217.19,
-        c: 217.68,
-        v: 33463820,
-        _line: 1,
-        _reject: null,
-      },
-      {
-        symbol: 'AAPL',
-        resolution: 'D',
-        session_date: '2019-09-25',
-        t: 1569384000,
-        o: 218.55,
-        h: 221.5,
-        l: 217.1402,
-        c: 221.03,
-        v: 24018876,
-        _line: 2,
-        _reject: null,
-      },
-      {
-        symbol: 'AAPL',
-        resolution: 'D',
-        session_date: '2019-09-26',
-        t: 1569470400,
-        o: 220,
-        h: 220.94,
-        l: 218.83,
-        c: 219.89,
-        v: 20730608,
-        _line: 3,
-        _reject: null,
-      },
-    ]);
-  });
+  withData(['spec/examples/stocks_candles.json']).it(
+    'stages the documented daily body as AAPL daily bars',
+    async () => {
+      const body: unknown = JSON.parse(await fs.readFile(EXAMPLE, 'utf8'));
+      expect(isCandlesBody(body)).toBe(true);
+      expect(await stageCandlesBody(sql, body, { file: EXAMPLE, symbol: 'AAPL', resolution: 'D' })).toEqual({
+        rows: 3,
+        rejects: [],
+      });
+      expect(await sql.all('SELECT * FROM stock_bars ORDER BY _line')).toEqual([
+        {
+          symbol: 'AAPL',
+          resolution: 'D',
+          session_date: '2019-09-24',
+          t: 1569297600,
+          o: 221.03,
+          h: 222.49,
+          l: 217.19,
+          c: 217.68,
+          v: 33463820,
+          _line: 1,
+          _reject: null,
+        },
+        {
+          symbol: 'AAPL',
+          resolution: 'D',
+          session_date: '2019-09-25',
+          t: 1569384000,
+          o: 218.55,
+          h: 221.5,
+          l: 217.1402,
+          c: 221.03,
+          v: 24018876,
+          _line: 2,
+          _reject: null,
+        },
+        {
+          symbol: 'AAPL',
+          resolution: 'D',
+          session_date: '2019-09-26',
+          t: 1569470400,
+          o: 220,
+          h: 220.94,
+          l: 218.83,
+          c: 219.89,
+          v: 20730608,
+          _line: 3,
+          _reject: null,
+        },
+      ]);
+    },
+  );
 
   it('takes symbol and resolution from the file name, and reads ISO and spreadsheet times', async () => {
     const iso = {

@@ -14,13 +14,15 @@ import { stageFiles } from '../../src/ingest/ingest.js';
 import { closureReason, etMidnightSeconds, etWallToSeconds } from '../../src/market-time/index.js';
 import { createStagingTableSql } from '../../src/store/schema.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/bars/${name}`, import.meta.url));
-const SPY_DAILY = sharedData('stocks/lean_daily_spy_raw_19980102_20210331.csv');
-const AAPL_DAILY = sharedData('stocks/lean_daily_aapl_raw_19980102_20210331.csv');
-const minuteFile = (day: string) => sharedData(`stocks/lean_minute/${day}_spy_minute_trade.csv`);
+const SPY_DAILY = sharedPath('data/stocks/lean_daily_spy_raw_19980102_20210331.csv');
+const AAPL_DAILY = sharedPath('data/stocks/lean_daily_aapl_raw_19980102_20210331.csv');
+const minuteKey = (day: string) => `data/stocks/lean_minute/${day}_spy_minute_trade.csv`;
+const minuteFile = (day: string) => sharedPath(minuteKey(day));
 const MINUTE_DAYS = ['20131004', '20131007', '20131008', '20131009', '20131010', '20131011'];
+const minute = withData(MINUTE_DAYS.map(minuteKey));
 
 const BAR_SQL = 'SELECT symbol, resolution, session_date, t, o, h, l, c, v FROM stock_bars';
 
@@ -123,32 +125,34 @@ describe('candles', () => {
     ]);
   });
 
-  it('keeps every Lean minute bar, extended hours too; the regular-hours ones add up to the Lean daily bar', async () => {
-    const result = await candlesFormat.stage(sql, minuteFile('20131004'), {});
-    expect(result).toEqual({ rows: 711, rejects: [] });
-    // 321 pre- and post-market bars beside the 390 of the regular session, for the endpoint's `extended`.
-    expect(
-      await sql.all(
-        `SELECT symbol, resolution, session_date, count(*) AS n, min(t) AS first, max(t) AS last,
+  minute.it(
+    'keeps every Lean minute bar, extended hours too; the regular-hours ones add up to the Lean daily bar',
+    async () => {
+      const result = await candlesFormat.stage(sql, minuteFile('20131004'), {});
+      expect(result).toEqual({ rows: 711, rejects: [] });
+      // 321 pre- and post-market bars beside the 390 of the regular session, for the endpoint's `extended`.
+      expect(
+        await sql.all(
+          `SELECT symbol, resolution, session_date, count(*) AS n, min(t) AS first, max(t) AS last,
                 count(*) FILTER (WHERE t >= to_timestamp($open) AND t < to_timestamp($close)) AS regular
          FROM stock_bars GROUP BY ALL`,
-        { open: etWallToSeconds('2013-10-04', '09:30'), close: etWallToSeconds('2013-10-04', '16:00') },
-      ),
-    ).toEqual([
-      {
-        symbol: 'SPY',
-        resolution: '1',
-        session_date: '2013-10-04',
-        n: 711,
-        first: etWallToSeconds('2013-10-04', '04:06'),
-        last: etWallToSeconds('2013-10-04', '19:59'),
-        regular: 390,
-      },
-    ]);
-    for (const day of MINUTE_DAYS.slice(1)) await candlesFormat.stage(sql, minuteFile(day), {});
-    await candlesFormat.stage(sql, SPY_DAILY, {});
-    const aggregate = await sql.all(
-      `WITH m AS (
+          { open: etWallToSeconds('2013-10-04', '09:30'), close: etWallToSeconds('2013-10-04', '16:00') },
+        ),
+      ).toEqual([
+        {
+          symbol: 'SPY',
+          resolution: '1',
+          session_date: '2013-10-04',
+          n: 711,
+          first: etWallToSeconds('2013-10-04', '04:06'),
+          last: etWallToSeconds('2013-10-04', '19:59'),
+          regular: 390,
+        },
+      ]);
+      for (const day of MINUTE_DAYS.slice(1)) await candlesFormat.stage(sql, minuteFile(day), {});
+      await candlesFormat.stage(sql, SPY_DAILY, {});
+      const aggregate = await sql.all(
+        `WITH m AS (
          SELECT b.session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c, sum(v) AS v
          FROM stock_bars b
          WHERE resolution = '1' AND timezone('America/New_York', t)::TIME >= TIME '09:30'
@@ -156,19 +160,20 @@ describe('candles', () => {
          GROUP BY b.session_date)
        SELECT m.session_date, m.o = d.o AS open, m.c = d.c AS close, m.v = d.v AS volume, m.h - d.h AS high_diff, m.l - d.l AS low_diff
        FROM m JOIN stock_bars d ON d.resolution = 'D' AND d.session_date = m.session_date ORDER BY m.session_date`,
-    );
-    // Open, close and volume agree exactly every day; high and low too, except one cent on 2013-10-08's low.
-    expect(aggregate).toEqual([
-      { session_date: '2013-10-04', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
-      { session_date: '2013-10-07', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
-      { session_date: '2013-10-08', open: true, close: true, volume: true, high_diff: 0, low_diff: -0.01 },
-      { session_date: '2013-10-09', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
-      { session_date: '2013-10-10', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
-      { session_date: '2013-10-11', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
-    ]);
-  });
+      );
+      // Open, close and volume agree exactly every day; high and low too, except one cent on 2013-10-08's low.
+      expect(aggregate).toEqual([
+        { session_date: '2013-10-04', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
+        { session_date: '2013-10-07', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
+        { session_date: '2013-10-08', open: true, close: true, volume: true, high_diff: 0, low_diff: -0.01 },
+        { session_date: '2013-10-09', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
+        { session_date: '2013-10-10', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
+        { session_date: '2013-10-11', open: true, close: true, volume: true, high_diff: 0, low_diff: 0 },
+      ]);
+    },
+  );
 
-  it('keeps regular-hours minute bars only when the mapping says so', async () => {
+  minute.it('keeps regular-hours minute bars only when the mapping says so', async () => {
     await candlesFormat.stage(sql, minuteFile('20131004'), {
       mapping: '{"preset": "lean-minute", "regularHoursOnly": true}',
     });

@@ -5,9 +5,9 @@ import { cboeEodFormat } from '../../src/ingest/formats/cboe-eod.js';
 import { formatNamed } from '../../src/ingest/formats/index.js';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath } from '../helpers/shared-data.js';
 
-const VIX = sharedData('options/cboe_datashop_VIX_2016-06-01.csv');
+const VIX = sharedPath('data/options/cboe_datashop_VIX_2016-06-01.csv');
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -162,10 +162,10 @@ describe('cboe-eod edge cases', () => {
     const other = await SqlSession.open();
     try {
       await expect(
-        stageFiles(other, [sharedData('options/hod_L3_A_2016-01-05.csv')], 'cboe-eod'),
+        stageFiles(other, [sharedPath('data/options/hod_L3_A_2016-01-05.csv')], 'cboe-eod'),
       ).rejects.toThrow(
         new IngestError(
-          sharedData('options/hod_L3_A_2016-01-05.csv'),
+          sharedPath('data/options/hod_L3_A_2016-01-05.csv'),
           1,
           'missing column "underlying_symbol" in Cboe EOD summary header',
         ),

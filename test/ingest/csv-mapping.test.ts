@@ -9,7 +9,7 @@ import {
 import { formatNamed } from '../../src/ingest/formats/index.js';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
 const at = (iso: string) => Date.parse(iso) / 1000;
@@ -115,20 +115,24 @@ describe('csv (option chains described by a mapping)', () => {
     });
   });
 
-  it('re-describes the HistoricalOptionData L2 file: the same staged tables as the hod format', async () => {
-    const file = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
-    const staged = async (format: string, options: { mapping?: string }) =>
-      withSql(async (sql) => {
-        await stageFiles(sql, [file], format, options);
-        return {
-          quotes: await sql.columns('SELECT * FROM option_quotes ORDER BY _line'),
-          oi: await sql.columns('SELECT * FROM open_interest ORDER BY _line'),
-        };
-      });
-    const viaMapping = await staged('csv', { mapping: fixture('hod_l2.mapping.json') });
-    expect(viaMapping.quotes.columns[0]).toHaveLength(14438);
-    expect(viaMapping).toEqual(await staged('hod', {}));
-  });
+  const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+  withData([SPXW]).it(
+    're-describes the HistoricalOptionData L2 file: the same staged tables as the hod format',
+    async () => {
+      const file = sharedPath(SPXW);
+      const staged = async (format: string, options: { mapping?: string }) =>
+        withSql(async (sql) => {
+          await stageFiles(sql, [file], format, options);
+          return {
+            quotes: await sql.columns('SELECT * FROM option_quotes ORDER BY _line'),
+            oi: await sql.columns('SELECT * FROM open_interest ORDER BY _line'),
+          };
+        });
+      const viaMapping = await staged('csv', { mapping: fixture('hod_l2.mapping.json') });
+      expect(viaMapping.quotes.columns[0]).toHaveLength(14438);
+      expect(viaMapping).toEqual(await staged('hod', {}));
+    },
+  );
 
   it('validates mappings with zod and names the problem', async () => {
     expect(() => parseOptionMapping({ bid: 'Bid' })).toThrow(UsageError);

@@ -7,7 +7,7 @@ import { registerIngest } from '../../src/cli/ingest.js';
 import { UsageError } from '../../src/errors.js';
 import { detectGreekUnits, type EvidenceRow, parseGreeksUnits } from '../../src/ingest/greek-units.js';
 import { StoreReader } from '../../src/store/store.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath } from '../helpers/shared-data.js';
 
 describe('--greeks-units', () => {
   it('reads auto, none, presets and greek=divisor pairs, later items winning', () => {
@@ -112,7 +112,7 @@ describe('Greek unit detection', () => {
 });
 
 describe('pitchain ingest --greeks-units', () => {
-  const L3 = sharedData('options/hod_L3_A_2016-01-05.csv');
+  const L3 = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
   const ingest = async (...args: string[]) => {
     const program = new Command().exitOverride();
     registerIngest(program);

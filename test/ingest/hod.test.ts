@@ -8,10 +8,12 @@ import { hodFormat } from '../../src/ingest/formats/hod.js';
 import { formatNamed } from '../../src/ingest/formats/index.js';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { type SqlParams, SqlSession } from '../../src/store/sql.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
-const SPXW = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
-const L3 = sharedData('options/hod_L3_A_2016-01-05.csv');
+const SPXW_FILE = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const SPXW = sharedPath(SPXW_FILE);
+const spxw = withData([SPXW_FILE]);
+const L3 = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
 /** An instant written with its offset, as epoch seconds (independent of the host zone). */
 const at = (iso: string) => Date.parse(iso) / 1000;
@@ -27,7 +29,7 @@ function noteReads(sql: SqlSession): string[] {
   return reads;
 }
 
-describe('hod (HistoricalOptionData L2)', () => {
+spxw.describe('hod (HistoricalOptionData L2)', () => {
   let sql: SqlSession;
   beforeAll(async () => {
     sql = await SqlSession.open();
@@ -278,7 +280,7 @@ describe('hod quirks', () => {
   });
 });
 
-describe('hod on several threads (16 MiB of input or more)', () => {
+spxw.describe('hod on several threads (16 MiB of input or more)', () => {
   const COPIES = ['SPXW', 'ZZA', 'ZZB', 'ZZC', 'ZZD', 'ZZE', 'ZZF', 'ZZG', 'ZZH'];
   let dir: string;
   let big: string;
@@ -399,7 +401,7 @@ describe('hod on several threads (16 MiB of input or more)', () => {
   });
 });
 
-describe('hod Greek units, established per file', () => {
+spxw.describe('hod Greek units, established per file', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-hod-units-'));

@@ -5,15 +5,17 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { openStore, type Store } from '../../src/library/store.js';
 import { etWallToSeconds } from '../../src/market-time/index.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
 const NOW = '2013-10-07T12:00:00-04:00';
-const FILE = sharedData('stocks/lean_minute/20131004_spy_minute_trade.csv');
+const MINUTE = 'data/stocks/lean_minute/20131004_spy_minute_trade.csv';
+const FILE = sharedPath(MINUTE);
+const { afterAll, beforeAll, describe, it } = withData([MINUTE]);
 
 let dir: string;
 let store: Store;

@@ -5,10 +5,13 @@ import { formatNamed } from '../../src/ingest/formats/index.js';
 import { marketDataJsonFormat } from '../../src/ingest/formats/marketdata-json.js';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
-const CHAIN = `${SHARED_DIR}spec/examples/options_chain.json`;
-const QUOTES = `${SHARED_DIR}spec/examples/options_quotes.json`;
+const CHAIN = sharedPath('spec/examples/options_chain.json');
+const QUOTES = sharedPath('spec/examples/options_quotes.json');
+const CANDLES = 'spec/examples/stocks_candles.json';
+/** The documented example bodies, read as saved responses. */
+const docs = withData(['spec/examples/options_chain.json', 'spec/examples/options_quotes.json']);
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -26,45 +29,48 @@ describe('marketdata-json (saved response bodies)', () => {
     expect(formatNamed('marketdata-json')).toBe(marketDataJsonFormat);
   });
 
-  it('reads an option quotes body: q = updated, session = its ET date, OI settled the session before', async () => {
-    await withSql(async (sql) => {
-      await stageFiles(sql, [QUOTES], 'marketdata-json');
-      expect(await sql.all('SELECT * EXCLUDE (_reject) FROM option_quotes')).toEqual([
-        {
-          underlying: 'AAPL',
-          option_symbol: 'AAPL271217C00250000',
-          session_date: '2022-10-13',
-          quote_time: 1665673292,
-          bid: 5.15,
-          ask: 5.25,
-          bid_size: 994,
-          ask_size: 57,
-          last: 5.25,
-          volume: 977,
-          volume_time: 1665673292,
-          underlying_price: 136.12,
-          iv: 0.3468,
-          delta: 0.347,
-          gamma: 0.015,
-          theta: -0.05,
-          vega: 0.264,
-          _line: 1,
-        },
-      ]);
-      expect(await sql.all('SELECT * EXCLUDE (_reject) FROM open_interest')).toEqual([
-        {
-          underlying: 'AAPL',
-          option_symbol: 'AAPL271217C00250000',
-          settled_session: '2022-10-12',
-          published_at: at('2022-10-13T09:30:00-04:00'),
-          open_interest: 61289,
-          _line: 1,
-        },
-      ]);
-    });
-  });
+  docs.it(
+    'reads an option quotes body: q = updated, session = its ET date, OI settled the session before',
+    async () => {
+      await withSql(async (sql) => {
+        await stageFiles(sql, [QUOTES], 'marketdata-json');
+        expect(await sql.all('SELECT * EXCLUDE (_reject) FROM option_quotes')).toEqual([
+          {
+            underlying: 'AAPL',
+            option_symbol: 'AAPL271217C00250000',
+            session_date: '2022-10-13',
+            quote_time: 1665673292,
+            bid: 5.15,
+            ask: 5.25,
+            bid_size: 994,
+            ask_size: 57,
+            last: 5.25,
+            volume: 977,
+            volume_time: 1665673292,
+            underlying_price: 136.12,
+            iv: 0.3468,
+            delta: 0.347,
+            gamma: 0.015,
+            theta: -0.05,
+            vega: 0.264,
+            _line: 1,
+          },
+        ]);
+        expect(await sql.all('SELECT * EXCLUDE (_reject) FROM open_interest')).toEqual([
+          {
+            underlying: 'AAPL',
+            option_symbol: 'AAPL271217C00250000',
+            settled_session: '2022-10-12',
+            published_at: at('2022-10-13T09:30:00-04:00'),
+            open_interest: 61289,
+            _line: 1,
+          },
+        ]);
+      });
+    },
+  );
 
-  it('refuses the documentation chain, whose side array is longer than the others', async () => {
+  docs.it('refuses the documentation chain, whose side array is longer than the others', async () => {
     await withSql(async (sql) => {
       await expect(stageFiles(sql, [CHAIN], 'marketdata-json')).rejects.toThrow(
         new IngestError(CHAIN, undefined, 'arrays of unequal length: optionSymbol has 92 items, side has 96'),
@@ -72,7 +78,7 @@ describe('marketdata-json (saved response bodies)', () => {
     });
   });
 
-  it('with skipInvalid, stages the chain without the odd array and reports it', async () => {
+  docs.it('with skipInvalid, stages the chain without the odd array and reports it', async () => {
     await withSql(async (sql) => {
       const result = await stageFiles(sql, [CHAIN], 'marketdata-json', { skipInvalid: true });
       expect(result.rejects).toEqual([
@@ -129,12 +135,12 @@ describe('marketdata-json (saved response bodies)', () => {
     });
   });
 
-  it('refuses error bodies and bodies that are not option data', async () => {
+  withData([CANDLES]).it('refuses error bodies and bodies that are not option data', async () => {
     await withSql(async (sql) => {
       await expect(stageFiles(sql, [fixture('md_error.json')], 'marketdata-json')).rejects.toThrow(
         new IngestError(fixture('md_error.json'), undefined, 'error body: Invalid token.'),
       );
-      const candles = `${SHARED_DIR}spec/examples/stocks_candles.json`;
+      const candles = sharedPath(CANDLES);
       await expect(stageFiles(sql, [candles], 'marketdata-json')).rejects.toThrow(
         new IngestError(candles, undefined, 'no optionSymbol array (not an option chain or quotes body)'),
       );

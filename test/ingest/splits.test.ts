@@ -5,9 +5,11 @@ import { formatNamed } from '../../src/ingest/formats/index.js';
 import { leanFactorsFormat, splitRatio, stageLeanFactors } from '../../src/ingest/formats/splits.js';
 import { createStagingTableSql } from '../../src/store/schema.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
-const AAPL_FACTORS = sharedData('stocks/lean_factor_file_aapl.csv');
+const AAPL_FACTORS = sharedPath('data/stocks/lean_factor_file_aapl.csv');
+const SPY_FACTORS = 'data/stocks/lean_factor_file_spy.csv';
+const factors = withData(['data/stocks/lean_factor_file_aapl.csv']);
 
 describe('lean-factors', () => {
   let sql: SqlSession;
@@ -22,54 +24,63 @@ describe('lean-factors', () => {
     }
   });
 
-  it('finds AAPL splits on the first session after the factor row where the split factor changes', async () => {
-    expect(formatNamed('lean-factors')).toBe(leanFactorsFormat);
-    expect(await leanFactorsFormat.stage(sql, AAPL_FACTORS, {})).toEqual({ rows: 41, rejects: [] });
-    expect(await sql.all('SELECT * FROM splits ORDER BY ex_date')).toEqual([
-      { symbol: 'AAPL', ex_date: '2000-06-21', ratio: 2, _line: 2, _reject: null },
-      { symbol: 'AAPL', ex_date: '2005-02-28', ratio: 2, _line: 3, _reject: null },
-      { symbol: 'AAPL', ex_date: '2014-06-09', ratio: 7, _line: 12, _reject: null },
-      { symbol: 'AAPL', ex_date: '2020-08-31', ratio: 4, _line: 38, _reject: null },
-    ]);
-  });
+  factors.it(
+    'finds AAPL splits on the first session after the factor row where the split factor changes',
+    async () => {
+      expect(formatNamed('lean-factors')).toBe(leanFactorsFormat);
+      expect(await leanFactorsFormat.stage(sql, AAPL_FACTORS, {})).toEqual({ rows: 41, rejects: [] });
+      expect(await sql.all('SELECT * FROM splits ORDER BY ex_date')).toEqual([
+        { symbol: 'AAPL', ex_date: '2000-06-21', ratio: 2, _line: 2, _reject: null },
+        { symbol: 'AAPL', ex_date: '2005-02-28', ratio: 2, _line: 3, _reject: null },
+        { symbol: 'AAPL', ex_date: '2014-06-09', ratio: 7, _line: 12, _reject: null },
+        { symbol: 'AAPL', ex_date: '2020-08-31', ratio: 4, _line: 38, _reject: null },
+      ]);
+    },
+  );
 
-  it('agrees with the raw daily bars: the price drops by the ratio overnight into the ex-date, not a day off', async () => {
-    await stageLeanFactors(sql, AAPL_FACTORS);
-    await candlesFormat.stage(sql, sharedData('stocks/lean_daily_aapl_raw_19980102_20210331.csv'), {});
-    // Previous close over open, on the session before the ex-date, on the ex-date, and on the session after.
-    const gaps = await sql.all(
-      `WITH b AS (SELECT session_date, round(lag(c) OVER (ORDER BY t) / o, 2) AS gap FROM stock_bars),
+  factors.it(
+    'agrees with the raw daily bars: the price drops by the ratio overnight into the ex-date, not a day off',
+    async () => {
+      await stageLeanFactors(sql, AAPL_FACTORS);
+      await candlesFormat.stage(sql, sharedPath('data/stocks/lean_daily_aapl_raw_19980102_20210331.csv'), {});
+      // Previous close over open, on the session before the ex-date, on the ex-date, and on the session after.
+      const gaps = await sql.all(
+        `WITH b AS (SELECT session_date, round(lag(c) OVER (ORDER BY t) / o, 2) AS gap FROM stock_bars),
             g AS (SELECT session_date, lag(gap) OVER (ORDER BY session_date) AS before, gap,
                          lead(gap) OVER (ORDER BY session_date) AS after FROM b)
        SELECT s.ex_date, s.ratio, g.before, g.gap, g.after
        FROM splits s JOIN g ON g.session_date = s.ex_date ORDER BY s.ex_date`,
-    );
-    expect(gaps).toEqual([
-      { ex_date: '2000-06-21', ratio: 2, before: 0.98, gap: 2, after: 0.99 },
-      { ex_date: '2005-02-28', ratio: 2, before: 0.99, gap: 1.99, after: 1 },
-      { ex_date: '2014-06-09', ratio: 7, before: 1, gap: 6.96, after: 0.99 },
-      { ex_date: '2020-08-31', ratio: 4, before: 0.99, gap: 3.91, after: 0.97 },
-    ]);
-    // The factor row's reference price is the close of its own date: the last pre-split session.
-    expect(
-      await sql.all(
-        `SELECT session_date, c FROM stock_bars WHERE session_date IN ('2014-06-06', '2020-08-28') ORDER BY t`,
-      ),
-    ).toEqual([
-      { session_date: '2014-06-06', c: 645.57 },
-      { session_date: '2020-08-28', c: 499.23 },
-    ]);
-  });
+      );
+      expect(gaps).toEqual([
+        { ex_date: '2000-06-21', ratio: 2, before: 0.98, gap: 2, after: 0.99 },
+        { ex_date: '2005-02-28', ratio: 2, before: 0.99, gap: 1.99, after: 1 },
+        { ex_date: '2014-06-09', ratio: 7, before: 1, gap: 6.96, after: 0.99 },
+        { ex_date: '2020-08-31', ratio: 4, before: 0.99, gap: 3.91, after: 0.97 },
+      ]);
+      // The factor row's reference price is the close of its own date: the last pre-split session.
+      expect(
+        await sql.all(
+          `SELECT session_date, c FROM stock_bars WHERE session_date IN ('2014-06-06', '2020-08-28') ORDER BY t`,
+        ),
+      ).toEqual([
+        { session_date: '2014-06-06', c: 645.57 },
+        { session_date: '2020-08-28', c: 499.23 },
+      ]);
+    },
+  );
 
-  it('finds no split in SPY, and takes the symbol from an option', async () => {
-    expect(await stageLeanFactors(sql, sharedData('stocks/lean_factor_file_spy.csv'))).toEqual({
-      rows: 96,
-      rejects: [],
-    });
-    expect(await sql.value('SELECT count(*) FROM splits')).toBe(0);
-    await stageLeanFactors(sql, AAPL_FACTORS, { symbol: 'aapl.x' });
-    expect(await sql.value('SELECT DISTINCT symbol FROM splits')).toBe('AAPL.X');
-  });
+  withData(['data/stocks/lean_factor_file_aapl.csv', SPY_FACTORS]).it(
+    'finds no split in SPY, and takes the symbol from an option',
+    async () => {
+      expect(await stageLeanFactors(sql, sharedPath(SPY_FACTORS))).toEqual({
+        rows: 96,
+        rejects: [],
+      });
+      expect(await sql.value('SELECT count(*) FROM splits')).toBe(0);
+      await stageLeanFactors(sql, AAPL_FACTORS, { symbol: 'aapl.x' });
+      expect(await sql.value('SELECT DISTINCT symbol FROM splits')).toBe('AAPL.X');
+    },
+  );
 
   it('rejects rows it cannot read, with their lines', async () => {
     const file = fileURLToPath(new URL('../fixtures/bars/bad_factors.csv', import.meta.url));

@@ -17,10 +17,12 @@ import {
 import { SqlSession } from '../../src/store/sql.js';
 import { StoreReader } from '../../src/store/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
-const SPXW = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
-const L3 = sharedData('options/hod_L3_A_2016-01-05.csv');
+const SPXW_FILE = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const SPXW = sharedPath(SPXW_FILE);
+const spxw = withData([SPXW_FILE]);
+const L3 = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
 
 async function withSql<T>(run: (sql: SqlSession) => Promise<T>): Promise<T> {
@@ -33,7 +35,7 @@ async function withSql<T>(run: (sql: SqlSession) => Promise<T>): Promise<T> {
 }
 
 describe('stageFiles', () => {
-  it('stages small input on one DuckDB thread, for the commit that follows too', async () => {
+  spxw.it('stages small input on one DuckDB thread, for the commit that follows too', async () => {
     await withSql(async (sql) => {
       await sql.run('SET threads = 2');
       await stageFiles(sql, [SPXW], 'hod');
@@ -41,90 +43,96 @@ describe('stageFiles', () => {
     });
   });
 
-  it('stages several files into the same staging tables, with provenance per file and progress', async () => {
-    await withSql(async (sql) => {
-      const progress: [number, number | undefined][] = [];
-      const result = await stageFiles(sql, [SPXW, L3], 'hod', {
-        onProgress: (done, total) => progress.push([done, total]),
-      });
-      const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-      expect(result.rows).toEqual({
-        option_quotes: 14646,
-        open_interest: 14854,
-        contracts: 0,
-        stock_bars: 0,
-        splits: 0,
-      });
-      expect(result.rejects).toEqual([]);
-      // Two files' quotes may repeat a key, and L3 open interest repeats one per contract and session.
-      expect(result.uniqueKeys).toEqual([]);
-      expect(
-        result.files.map((f) => ({ ...f, sessions: [f.sessions[0], f.sessions.at(-1), f.sessions.length] })),
-      ).toEqual([
-        {
-          source: SPXW,
-          sha256: sha(SPXW),
-          bytes: readFileSync(SPXW).length,
-          format: 'hod',
-          rows: { option_quotes: 14438, open_interest: 14438 },
-          sourceRows: 14438,
-          rejected: 0,
-          sessions: ['2018-01-02', '2018-02-28', 40],
-          underlyings: ['SPX'],
-          quality: {
-            rows: 14438,
-            sessions: 40,
-            contracts: 750,
-            zero: 15,
-            oneSided: 1887,
-            crossed: 0,
-            stale: 305,
-            missingOpenInterest: 0,
-            greeksUnits: 'theta=365,vega=100 (detected)',
+  spxw.it(
+    'stages several files into the same staging tables, with provenance per file and progress',
+    async () => {
+      await withSql(async (sql) => {
+        const progress: [number, number | undefined][] = [];
+        const result = await stageFiles(sql, [SPXW, L3], 'hod', {
+          onProgress: (done, total) => progress.push([done, total]),
+        });
+        const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+        expect(result.rows).toEqual({
+          option_quotes: 14646,
+          open_interest: 14854,
+          contracts: 0,
+          stock_bars: 0,
+          splits: 0,
+        });
+        expect(result.rejects).toEqual([]);
+        // Two files' quotes may repeat a key, and L3 open interest repeats one per contract and session.
+        expect(result.uniqueKeys).toEqual([]);
+        expect(
+          result.files.map((f) => ({
+            ...f,
+            sessions: [f.sessions[0], f.sessions.at(-1), f.sessions.length],
+          })),
+        ).toEqual([
+          {
+            source: SPXW,
+            sha256: sha(SPXW),
+            bytes: readFileSync(SPXW).length,
+            format: 'hod',
+            rows: { option_quotes: 14438, open_interest: 14438 },
+            sourceRows: 14438,
+            rejected: 0,
+            sessions: ['2018-01-02', '2018-02-28', 40],
+            underlyings: ['SPX'],
+            quality: {
+              rows: 14438,
+              sessions: 40,
+              contracts: 750,
+              zero: 15,
+              oneSided: 1887,
+              crossed: 0,
+              stale: 305,
+              missingOpenInterest: 0,
+              greeksUnits: 'theta=365,vega=100 (detected)',
+            },
           },
-        },
-        {
-          source: L3,
-          sha256: sha(L3),
-          bytes: readFileSync(L3).length,
-          format: 'hod',
-          rows: { option_quotes: 208, open_interest: 416 },
-          sourceRows: 208,
-          rejected: 0,
-          sessions: ['2016-01-05', '2016-01-05', 1],
-          underlyings: ['A'],
-          quality: {
-            rows: 208,
-            sessions: 1,
-            contracts: 208,
-            zero: 0,
-            oneSided: 20,
-            crossed: 0,
-            stale: 0,
-            missingOpenInterest: 0,
-            greeksUnits: 'store (detected)',
+          {
+            source: L3,
+            sha256: sha(L3),
+            bytes: readFileSync(L3).length,
+            format: 'hod',
+            rows: { option_quotes: 208, open_interest: 416 },
+            sourceRows: 208,
+            rejected: 0,
+            sessions: ['2016-01-05', '2016-01-05', 1],
+            underlyings: ['A'],
+            quality: {
+              rows: 208,
+              sessions: 1,
+              contracts: 208,
+              zero: 0,
+              oneSided: 20,
+              crossed: 0,
+              stale: 0,
+              missingOpenInterest: 0,
+              greeksUnits: 'store (detected)',
+            },
           },
-        },
-      ]);
-      expect(await sql.value('SELECT count(*) FROM option_quotes')).toBe(14646);
-      expect(progress.at(-1)).toEqual([14646, 14646]);
-      expect(progress.map(([done]) => done)).toEqual([14438, 14646]);
-      // the file tables are gone: only the canonical staging tables and the calendar remain
-      const tables = await sql.all<{ name: string }>(
-        'SELECT table_name AS name FROM duckdb_tables() ORDER BY 1',
-      );
-      expect(tables.map((t) => t.name)).toEqual([
-        'contracts',
-        'open_interest',
-        'option_quotes',
-        'sessions',
-        'splits',
-        'stock_bars',
-      ]);
-    });
-  });
+        ]);
+        expect(await sql.value('SELECT count(*) FROM option_quotes')).toBe(14646);
+        expect(progress.at(-1)).toEqual([14646, 14646]);
+        expect(progress.map(([done]) => done)).toEqual([14438, 14646]);
+        // the file tables are gone: only the canonical staging tables and the calendar remain
+        const tables = await sql.all<{ name: string }>(
+          'SELECT table_name AS name FROM duckdb_tables() ORDER BY 1',
+        );
+        expect(tables.map((t) => t.name)).toEqual([
+          'contracts',
+          'open_interest',
+          'option_quotes',
+          'sessions',
+          'splits',
+          'stock_bars',
+        ]);
+      });
+    },
+  );
 
-  it('lets the later of two files in one ingest win a key both hold, wherever its line', async () => {
+  spxw.it('lets the later of two files in one ingest win a key both hold, wherever its line', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-later-file-'));
     try {
       // The first 100 rows of the SPXW file, and a correction of them in reverse order (a key's line in
@@ -190,7 +198,7 @@ describe('stageFiles', () => {
 
   it('refuses a file it cannot read before staging anything', async () => {
     await withSql(async (sql) => {
-      await expect(stageFiles(sql, [SPXW, fixture('no-such-file.csv')], 'hod')).rejects.toThrow(
+      await expect(stageFiles(sql, [L3, fixture('no-such-file.csv')], 'hod')).rejects.toThrow(
         /^cannot read .*no-such-file\.csv: ENOENT/,
       );
       expect(await sql.value('SELECT count(*) FROM duckdb_tables()')).toBe(0);
@@ -199,8 +207,8 @@ describe('stageFiles', () => {
 
   it('refuses an unknown format by name', async () => {
     await withSql(async (sql) => {
-      await expect(stageFiles(sql, [SPXW], 'nope')).rejects.toThrow(UsageError);
-      await expect(stageFiles(sql, [SPXW], 'nope')).rejects.toThrow(
+      await expect(stageFiles(sql, [L3], 'nope')).rejects.toThrow(UsageError);
+      await expect(stageFiles(sql, [L3], 'nope')).rejects.toThrow(
         /unknown format "nope" \(one of: hod, cboe-eod/,
       );
     });

@@ -7,7 +7,7 @@ import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { openStore, type Store } from '../../src/library/store.js';
 import { etWallToSeconds } from '../../src/market-time/index.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
 const et = (date: string, time: string) => etWallToSeconds(date, time);
 
@@ -15,7 +15,7 @@ const et = (date: string, time: string) => etWallToSeconds(date, time);
 async function storeOf(file: string, format: 'hod' | 'cboe-eod'): Promise<{ dir: string; store: Store }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), `pitchain-at-${format}-`));
   const tx = await WriteTransaction.begin(dir, { create: true });
-  await commitStaged(tx, await stageFiles(tx.sql, [sharedData(file)], format));
+  await commitStaged(tx, await stageFiles(tx.sql, [sharedPath(file)], format));
   return { dir, store: await openStore(dir, { threads: 1 }) };
 }
 
@@ -59,7 +59,9 @@ describe('store.at on the embedded sample', () => {
     const T = '2020-03-16T15:45:00-04:00';
     const ask = { date: '2020-03-16', dte: 30, side: 'put', strikeLimit: 1 } as const;
     const refused = await lookAheadOf(store.at(T).options.chain('SPY', ask));
-    expect(refused.name).toBe('LookAheadError');
+    expect(refused.message).toMatch(
+      /^look-ahead at 2020-03-16T19:45:00\.000Z: \w+ of SPY\w+ \(known at 2020-03-16T20:00:00\.000Z\)/,
+    );
     expect(refused.asOf).toBe(et('2020-03-16', '15:45'));
     const fields = new Map(refused.fields.map((f) => [f.field, f.knownAt]));
     expect(fields.get('bid')).toBe(et('2020-03-16', '16:00'));
@@ -129,7 +131,7 @@ describe('store.at on a real Cboe file at 15:50', () => {
   let dir: string;
   let store: Store;
   beforeAll(async () => {
-    ({ dir, store } = await storeOf('options/cboe_datashop_VIX_2016-06-01.csv', 'cboe-eod'));
+    ({ dir, store } = await storeOf('data/options/cboe_datashop_VIX_2016-06-01.csv', 'cboe-eod'));
   });
   afterAll(async () => {
     store.close();
@@ -157,13 +159,16 @@ describe('store.at on a real Cboe file at 15:50', () => {
   });
 });
 
-describe('store.at on a real HistoricalOptionData SPXW file', () => {
+const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const spxw = withData([SPXW]);
+
+spxw.describe('store.at on a real HistoricalOptionData SPXW file', () => {
   let dir: string;
   let store: Store;
-  beforeAll(async () => {
-    ({ dir, store } = await storeOf('options/hod_SPXW_2018-01-02_to_2018-02-28.csv', 'hod'));
+  spxw.beforeAll(async () => {
+    ({ dir, store } = await storeOf(SPXW, 'hod'));
   });
-  afterAll(async () => {
+  spxw.afterAll(async () => {
     store.close();
     await fs.rm(dir, { recursive: true, force: true });
   });

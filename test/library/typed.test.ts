@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { openStore, type Store } from '../../src/library/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 
 describe('typed results on the library face', () => {
   let store: Store;
@@ -113,19 +113,16 @@ describe('typed results on the library face', () => {
   });
 });
 
-describe('one cache keyed by the data version', () => {
+const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+
+withData([SPXW]).describe('one cache keyed by the data version', () => {
   let dir: string;
   let files: string;
   let store: Store;
 
   /** The rows of the real SPXW file quoted on some dates, as a file of their own. */
   async function fileOf(name: string, dates: readonly string[]): Promise<string> {
-    const [header, ...lines] = readFileSync(
-      sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv'),
-      'utf8',
-    )
-      .trim()
-      .split(/\r?\n/);
+    const [header, ...lines] = readFileSync(sharedPath(SPXW), 'utf8').trim().split(/\r?\n/);
     const file = path.join(files, name);
     await fs.writeFile(
       file,

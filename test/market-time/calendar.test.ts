@@ -12,7 +12,7 @@ import {
   sessionOpenSeconds,
   sessionsBetween,
 } from '../../src/market-time/index.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath } from '../helpers/shared-data.js';
 
 const iso = (tsSeconds: number): string => new Date(tsSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -26,7 +26,7 @@ function readCsv(path: string): string[][] {
 
 describe('NYSE calendar', () => {
   it('agrees with the reference calendar on every weekday 2000-01-03..2030-12-31', () => {
-    const rows = readCsv(sharedData('calendars/nyse_calendar_2000_2030.csv'));
+    const rows = readCsv(sharedPath('data/calendars/nyse_calendar_2000_2030.csv'));
     expect(rows.length).toBe(8087);
     const mismatches: string[] = [];
     for (const [date, status, openUtc, closeUtc, , , kind, name] of rows) {
@@ -50,7 +50,7 @@ describe('NYSE calendar', () => {
 
   it('agrees with the upstream exchange_calendars answers on every session 1990-01-02..2023-01-13', () => {
     const expected = readCsv(
-      sharedData('calendars/exchange_calendars_xnys_answers_1990-01-02_to_2023-01-13.csv'),
+      sharedPath('data/calendars/exchange_calendars_xnys_answers_1990-01-02_to_2023-01-13.csv'),
     ).map(([session, open, close]) => `${session!.slice(0, 10)} ${open} ${close}`);
     const actual = sessionsBetween('1990-01-01', '2023-01-13').map(
       (date) => `${date} ${iso(sessionOpenSeconds(date))} ${iso(sessionCloseSeconds(date))}`,

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { sharedData } from '../helpers/paths.js';
+import { expect } from 'vitest';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 import {
   callPutGaps,
   comparable,
@@ -9,11 +9,17 @@ import {
   readHistoricalOptionData,
 } from '../helpers/vendor-greeks.js';
 
-const rows = await readHistoricalOptionData(sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv'));
-/** Quotes with a bid, 7 to 60 days from expiration. */
-const priced = priceVendorRows(rows).rows.filter(comparable);
+const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const { beforeAll, describe, it } = withData([SPXW]);
 
 describe('computed IV on a real chain (HistoricalOptionData SPXW, 40 sessions of 2018)', () => {
+  /** Quotes with a bid, 7 to 60 days from expiration. */
+  let priced: ReturnType<typeof priceVendorRows>['rows'];
+  beforeAll(async () => {
+    const rows = await readHistoricalOptionData(sharedPath(SPXW));
+    priced = priceVendorRows(rows).rows.filter(comparable);
+  });
+
   it("agrees with the vendor's IVs within a vol point at the median, and its deltas within 0.01", () => {
     // The vendor repeats one IV over its far strikes (runs of three or more equal values): those are its
     // extrapolation, not a solve of the quotes there, and are left out of the IV comparison.

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { marketStatus, marketStatusEndpoint } from '../../src/query/endpoints/markets-status.js';
 import { STOCK_ENDPOINTS } from '../../src/query/endpoints/stocks.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedJson, withData } from '../helpers/shared-data.js';
 import { context, outcome, shape } from './stock-helpers/store.js';
 
 // The endpoint reads no table; a bare session stands in for the store.
@@ -86,29 +85,30 @@ describe('market status', () => {
     );
   });
 
-  it('matches the example shape and declares itself', async () => {
-    const example = JSON.parse(readFileSync(`${SHARED_DIR}spec/examples/markets_status.json`, 'utf8'));
-    const { body } = await ask({ date: '2023-04-04' });
-    expect(body).toEqual(example);
-    expect(shape(body as Record<string, unknown>)).toEqual(shape(example));
-    const result = await marketStatus(context(sql, { now: NOW }));
-    expect(
-      result.kind === 'ok' && [result.billing, result.rowKey, result.fields.map((f) => f.human)],
-    ).toEqual(['per-response', 'date', ['Date', 'Status']]);
-    expect([marketStatusEndpoint.pattern, marketStatusEndpoint.family, marketStatusEndpoint.dated]).toEqual([
-      '/v1/markets/status/',
-      'none',
-      false,
-    ]);
-    expect(STOCK_ENDPOINTS.map((e) => e.pattern)).toEqual([
-      '/v1/stocks/candles/:resolution/:symbol/',
-      '/v1/stocks/bulkcandles/:resolution/',
-      '/v1/stocks/quotes/:symbol/',
-      '/v1/stocks/quotes/',
-      '/v1/stocks/bulkquotes/',
-      '/v1/stocks/prices/:symbol/',
-      '/v1/stocks/prices/',
-      '/v1/markets/status/',
-    ]);
-  });
+  withData(['spec/examples/markets_status.json']).it(
+    'matches the example shape and declares itself',
+    async () => {
+      const example = sharedJson('spec/examples/markets_status.json');
+      const { body } = await ask({ date: '2023-04-04' });
+      expect(body).toEqual(example);
+      expect(shape(body as Record<string, unknown>)).toEqual(shape(example));
+      const result = await marketStatus(context(sql, { now: NOW }));
+      expect(
+        result.kind === 'ok' && [result.billing, result.rowKey, result.fields.map((f) => f.human)],
+      ).toEqual(['per-response', 'date', ['Date', 'Status']]);
+      expect([marketStatusEndpoint.pattern, marketStatusEndpoint.family, marketStatusEndpoint.dated]).toEqual(
+        ['/v1/markets/status/', 'none', false],
+      );
+      expect(STOCK_ENDPOINTS.map((e) => e.pattern)).toEqual([
+        '/v1/stocks/candles/:resolution/:symbol/',
+        '/v1/stocks/bulkcandles/:resolution/',
+        '/v1/stocks/quotes/:symbol/',
+        '/v1/stocks/quotes/',
+        '/v1/stocks/bulkquotes/',
+        '/v1/stocks/prices/:symbol/',
+        '/v1/stocks/prices/',
+        '/v1/markets/status/',
+      ]);
+    },
+  );
 });

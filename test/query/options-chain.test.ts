@@ -2,9 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain } from '../../src/query/endpoints/options-chain.js';
 import type { AsOf } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
+import { withData } from '../helpers/shared-data.js';
 import { buildStore, context, dated, et, live, occ, spxMarket, spyMarket } from './helpers/options-market.js';
 import { refusal } from './helpers/refusal.js';
 import { columns, example, render, shapeMismatches } from './helpers/shape.js';
+
+/** The documented example bodies these tests compare with. */
+const docs = withData(['spec/examples/options_chain.json']);
 
 let reader: StoreReader;
 let close: () => Promise<void>;
@@ -36,7 +40,7 @@ const series = (
 const STRIKES = [495, 500, 505, 510];
 
 describe('chain: shape and dated semantics', () => {
-  it('has the documented keys in order with the documented JSON types', async () => {
+  docs.it('has the documented keys in order with the documented JSON types', async () => {
     const current = render(await ask({ strike: '500' }, live('2024-03-14 16:30')));
     expect(shapeMismatches(current, example('options_chain.json'))).toEqual([]);
     const historical = render(await ask({ strike: '500' }));

@@ -5,9 +5,17 @@ import { lookup } from '../../src/query/endpoints/options-lookup.js';
 import { strikes } from '../../src/query/endpoints/options-strikes.js';
 import type { AsOf, Endpoint } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
+import { withData } from '../helpers/shared-data.js';
 import { buildStore, context, dated, et, live, spxMarket, spyMarket } from './helpers/options-market.js';
 import { refusal } from './helpers/refusal.js';
 import { example, render, shapeMismatches, shapeOf } from './helpers/shape.js';
+
+/** The documented example bodies these tests compare with. */
+const docs = withData([
+  'spec/examples/options_lookup.json',
+  'spec/examples/options_expirations.json',
+  'spec/examples/options_strikes_2023_removed_page.json',
+]);
 
 let reader: StoreReader;
 let close: () => Promise<void>;
@@ -38,7 +46,7 @@ describe('the option endpoint list', () => {
 describe('lookup', () => {
   const find = (text: string, asOf: AsOf = live('2024-03-19 12:00')) => call(lookup, { text }, {}, asOf);
 
-  it('answers the OCC symbol as a scalar, in the documented shape', async () => {
+  docs.it('answers the OCC symbol as a scalar, in the documented shape', async () => {
     const result = await find('SPY%203/22/24%20500%20Call');
     expect(render(result)).toEqual({ s: 'ok', optionSymbol: 'SPY240322C00500000' });
     expect(shapeMismatches(render(result), example('options_lookup.json'))).toEqual([]);
@@ -82,20 +90,23 @@ describe('expirations', () => {
   const list = (query: Record<string, string>, asOf: AsOf = dated('2024-03-14'), underlying = 'SPY') =>
     call(expirations, { underlying }, query, asOf);
 
-  it('lists the expirations of the as-of session as dates with a scalar updated, in the documented shape', async () => {
-    const body = render(await list({}));
-    expect(body).toEqual({
-      s: 'ok',
-      expirations: ['2024-03-15', '2024-03-22', '2024-03-28', '2024-04-19'],
-      updated: et('2024-03-14 16:00'),
-    });
-    expect(shapeMismatches(body, example('options_expirations.json'))).toEqual([]);
-    expect(await list({})).toMatchObject({
-      fields: [{ key: 'expirations', human: 'Expirations', kind: 'date' }],
-      scalars: [{ key: 'updated', human: 'Date', kind: 'instant', position: 'after' }],
-      billing: 'per-response',
-    });
-  });
+  docs.it(
+    'lists the expirations of the as-of session as dates with a scalar updated, in the documented shape',
+    async () => {
+      const body = render(await list({}));
+      expect(body).toEqual({
+        s: 'ok',
+        expirations: ['2024-03-15', '2024-03-22', '2024-03-28', '2024-04-19'],
+        updated: et('2024-03-14 16:00'),
+      });
+      expect(shapeMismatches(body, example('options_expirations.json'))).toEqual([]);
+      expect(await list({})).toMatchObject({
+        fields: [{ key: 'expirations', human: 'Expirations', kind: 'date' }],
+        scalars: [{ key: 'updated', human: 'Date', kind: 'instant', position: 'after' }],
+        billing: 'per-response',
+      });
+    },
+  );
 
   it('adds nonstandard expirations on request and keeps only those listing a strike', async () => {
     expect(render(await list({ nonstandard: 'true' }))['expirations']).toEqual([
@@ -139,16 +150,19 @@ describe('strikes', () => {
   const list = (query: Record<string, string>, asOf: AsOf = dated('2024-03-14'), underlying = 'SPY') =>
     call(strikes, { underlying }, query, asOf);
 
-  it('answers updated and one array of strikes per expiration date, in the documented shape', async () => {
-    const body = render(await list({ expiration: '2024-04-19' }));
-    expect(body).toEqual({
-      s: 'ok',
-      updated: et('2024-03-14 16:00'),
-      '2024-04-19': [495, 500, 505, 510, 520],
-    });
-    const documented = shapeOf(example('options_strikes_2023_removed_page.json')).map(([, types]) => types);
-    expect(shapeOf(body).map(([, types]) => types)).toEqual(documented);
-  });
+  docs.it(
+    'answers updated and one array of strikes per expiration date, in the documented shape',
+    async () => {
+      const body = render(await list({ expiration: '2024-04-19' }));
+      expect(body).toEqual({
+        s: 'ok',
+        updated: et('2024-03-14 16:00'),
+        '2024-04-19': [495, 500, 505, 510, 520],
+      });
+      const documented = shapeOf(example('options_strikes_2023_removed_page.json')).map(([, types]) => types);
+      expect(shapeOf(body).map(([, types]) => types)).toEqual(documented);
+    },
+  );
 
   it('lists every current expiration without `expiration`, and no_data for one not listed', async () => {
     expect(render(await list({}, dated('2024-03-14'), 'SPX'))).toEqual({

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { midOf, roundCents } from '../../src/query/options/records.js';
 import { matchesExpression, parseNumberExpression } from '../../src/query/params.js';
+import { withData } from '../helpers/shared-data.js';
 import { example } from './helpers/shape.js';
 
+/** The documented example bodies these tests compare with. */
+const docs = withData(['spec/examples/options_chain.json']);
+
 describe('midOf', () => {
-  it('matches the documented chain except on exact half cents, which semantics §3.1 rounds up', () => {
+  docs.it('matches the documented chain except on exact half cents, which semantics §3.1 rounds up', () => {
     // The documented example rounds exact half cents through binary floating point, some down
     // (0.18/0.19 → 0.18), some up (108.6/112.15 → 110.38); semantics §3.1, which wins over the
     // reference, rounds every one up. Every other mid agrees.

@@ -1,16 +1,18 @@
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { chain } from '../../src/query/endpoints/options-chain.js';
 import { StoreReader } from '../../src/store/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 import { context, dated, et } from './helpers/options-market.js';
 import { columns } from './helpers/shape.js';
 
-const FILE = sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv');
+const SPXW = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const FILE = sharedPath(SPXW);
+const { afterAll, beforeAll, describe, it } = withData([SPXW]);
 
 type FileRow = {
   symbol: string;

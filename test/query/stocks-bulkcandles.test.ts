@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkCandles, stockBulkCandles } from '../../src/query/endpoints/stocks-bulkcandles.js';
 import { DIVIDEND_ONLY_UNSUPPORTED } from '../../src/query/endpoints/stocks-candles.js';
 import type { AsOf } from '../../src/query/types.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedJson, withData } from '../helpers/shared-data.js';
 import {
   buildStore,
   context,
@@ -117,31 +116,34 @@ describe('bulk candles', () => {
     expect((await ask({ symbols: 'TEST', date: '2023-11-22' })).body).toMatchObject({ c: [103] });
   });
 
-  it('matches the example key order and types, bills per symbol and declares its route', async () => {
-    const example = JSON.parse(readFileSync(`${SHARED_DIR}spec/examples/stocks_bulkcandles.json`, 'utf8'));
-    const { body } = await ask({ symbols: 'TEST,ABC' }, LATER, dated('2023-11-24'));
-    expect(shape(JSON.parse(JSON.stringify(body)))).toEqual(shape(example));
-    const result = await bulkCandles(
-      context(store.sql, { now: LATER, path: { resolution: 'D' }, query: { symbols: 'TEST' } }),
-    );
-    expect(result.kind === 'ok' && [result.billing, result.rowKey, result.dataAsOfSeconds]).toEqual([
-      'per-row',
-      'symbol',
-      et('2023-11-27', '16:00'),
-    ]);
-    expect(result.kind === 'ok' && result.fields.map((f) => f.human)).toEqual([
-      'Symbol',
-      'Open',
-      'High',
-      'Low',
-      'Close',
-      'Volume',
-      'Date',
-    ]);
-    expect([stockBulkCandles.pattern, stockBulkCandles.family, stockBulkCandles.dated]).toEqual([
-      '/v1/stocks/bulkcandles/:resolution/',
-      'stocks',
-      true,
-    ]);
-  });
+  withData(['spec/examples/stocks_bulkcandles.json']).it(
+    'matches the example key order and types, bills per symbol and declares its route',
+    async () => {
+      const example = sharedJson('spec/examples/stocks_bulkcandles.json');
+      const { body } = await ask({ symbols: 'TEST,ABC' }, LATER, dated('2023-11-24'));
+      expect(shape(JSON.parse(JSON.stringify(body)))).toEqual(shape(example));
+      const result = await bulkCandles(
+        context(store.sql, { now: LATER, path: { resolution: 'D' }, query: { symbols: 'TEST' } }),
+      );
+      expect(result.kind === 'ok' && [result.billing, result.rowKey, result.dataAsOfSeconds]).toEqual([
+        'per-row',
+        'symbol',
+        et('2023-11-27', '16:00'),
+      ]);
+      expect(result.kind === 'ok' && result.fields.map((f) => f.human)).toEqual([
+        'Symbol',
+        'Open',
+        'High',
+        'Low',
+        'Close',
+        'Volume',
+        'Date',
+      ]);
+      expect([stockBulkCandles.pattern, stockBulkCandles.family, stockBulkCandles.dated]).toEqual([
+        '/v1/stocks/bulkcandles/:resolution/',
+        'stocks',
+        true,
+      ]);
+    },
+  );
 });

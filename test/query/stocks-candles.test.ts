@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseResolution } from '../../src/query/candles.js';
 import {
@@ -10,7 +9,7 @@ import {
   stockCandles,
 } from '../../src/query/endpoints/stocks-candles.js';
 import type { AsOf } from '../../src/query/types.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedJson, withData } from '../helpers/shared-data.js';
 import {
   buildStore,
   context,
@@ -333,13 +332,16 @@ describe('symbols and the response shape', () => {
     expect(await ask('D', 'TEST', {}, et('2023-11-01'))).toEqual(notFound);
   });
 
-  it('has the example keys with the example value types, in the live order t, o, h, l, c, v', async () => {
-    const example = JSON.parse(readFileSync(`${SHARED_DIR}spec/examples/stocks_candles.json`, 'utf8'));
-    const { body } = await ask('D', 'TEST', { from: '2023-11-20' }, et('2023-12-01'));
-    const json = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
-    expect(Object.keys(json)).toEqual(['s', 't', 'o', 'h', 'l', 'c', 'v']);
-    expect(new Map(shape(json))).toEqual(new Map(shape(example)));
-  });
+  withData(['spec/examples/stocks_candles.json']).it(
+    'has the example keys with the example value types, in the live order t, o, h, l, c, v',
+    async () => {
+      const example = sharedJson('spec/examples/stocks_candles.json');
+      const { body } = await ask('D', 'TEST', { from: '2023-11-20' }, et('2023-12-01'));
+      const json = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
+      expect(Object.keys(json)).toEqual(['s', 't', 'o', 'h', 'l', 'c', 'v']);
+      expect(new Map(shape(json))).toEqual(new Map(shape(example)));
+    },
+  );
 
   it('declares its path, family, billing and human keys', async () => {
     const result = await candles(

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { candles } from '../../src/query/endpoints/stocks-candles.js';
 import { quotes } from '../../src/query/endpoints/stocks-quotes.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
 import { buildStore, context, et, outcome, type TestStore } from './stock-helpers/store.js';
 
 const MINUTE_DAYS = ['20131004', '20131007', '20131008', '20131009', '20131010', '20131011'];
-const minuteFile = (day: string) => sharedData(`stocks/lean_minute/${day}_spy_minute_trade.csv`);
+const minuteKey = (day: string) => `data/stocks/lean_minute/${day}_spy_minute_trade.csv`;
+const minuteFile = (day: string) => sharedPath(minuteKey(day));
+const FACTORS = 'data/stocks/lean_factor_file_aapl.csv';
+const { afterAll, beforeAll, describe, it } = withData([...MINUTE_DAYS.map(minuteKey), FACTORS]);
 
 let store: TestStore;
 beforeAll(async () => {
@@ -16,12 +19,12 @@ beforeAll(async () => {
     await stageFiles(
       sql,
       [
-        sharedData('stocks/lean_daily_spy_raw_19980102_20210331.csv'),
-        sharedData('stocks/lean_daily_aapl_raw_19980102_20210331.csv'),
+        sharedPath('data/stocks/lean_daily_spy_raw_19980102_20210331.csv'),
+        sharedPath('data/stocks/lean_daily_aapl_raw_19980102_20210331.csv'),
       ],
       'candles',
     );
-    await stageFiles(sql, [sharedData('stocks/lean_factor_file_aapl.csv')], 'lean-factors');
+    await stageFiles(sql, [sharedPath(FACTORS)], 'lean-factors');
   });
 });
 afterAll(() => store.close());

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prices, stockPrices, stockPricesList } from '../../src/query/endpoints/stocks-prices.js';
 import {
@@ -9,7 +8,7 @@ import {
   stockQuotesList,
 } from '../../src/query/endpoints/stocks-quotes.js';
 import type { AsOf } from '../../src/query/types.js';
-import { SHARED_DIR } from '../helpers/paths.js';
+import { sharedJson, withData } from '../helpers/shared-data.js';
 import {
   buildStore,
   context,
@@ -47,8 +46,9 @@ type Ask = {
 const ask = (handler: typeof quotes, { now = T, ...rest }: Ask) =>
   outcome(handler(context(store.sql, { now, ...rest })));
 
-const example = (name: string) =>
-  JSON.parse(readFileSync(`${SHARED_DIR}spec/examples/${name}`, 'utf8')) as Record<string, unknown>;
+const example = (name: string) => sharedJson(`spec/examples/${name}`);
+/** The documented example bodies these tests compare with. */
+const docs = withData(['spec/examples/stocks_quotes.json', 'spec/examples/stocks_prices.json']);
 
 describe('stock quotes', () => {
   it('builds quotes from the bars known at the cutoff, in request order, skipping unknown symbols', async () => {
@@ -144,18 +144,21 @@ describe('stock quotes', () => {
     expect((await ask(quotes, { query: { snapshot: 'true' } })).status).toBe(400);
   });
 
-  it("has the example's keys in order and its types: no nulls, quotes at the last price with no size", async () => {
-    const { body } = await ask(quotes, { query: { symbols: 'TEST,ABC' } });
-    expect(shape(JSON.parse(JSON.stringify(body)))).toEqual(shape(example('stocks_quotes.json')));
-    const b = body as Record<string, unknown[]>;
-    expect([b['bid'], b['ask'], b['mid'], b['bidSize'], b['askSize']]).toEqual([
-      b['last'],
-      b['last'],
-      b['last'],
-      [0, 0],
-      [0, 0],
-    ]);
-  });
+  docs.it(
+    "has the example's keys in order and its types: no nulls, quotes at the last price with no size",
+    async () => {
+      const { body } = await ask(quotes, { query: { symbols: 'TEST,ABC' } });
+      expect(shape(JSON.parse(JSON.stringify(body)))).toEqual(shape(example('stocks_quotes.json')));
+      const b = body as Record<string, unknown[]>;
+      expect([b['bid'], b['ask'], b['mid'], b['bidSize'], b['askSize']]).toEqual([
+        b['last'],
+        b['last'],
+        b['last'],
+        [0, 0],
+        [0, 0],
+      ]);
+    },
+  );
 
   it('declares its routes, billing and human keys', async () => {
     const result = await quotes(context(store.sql, { now: T, path: { symbol: 'TEST' } }));
@@ -207,7 +210,7 @@ describe('stock prices', () => {
     });
   });
 
-  it('answers unknown symbols like quotes and matches the example shape', async () => {
+  docs.it('answers unknown symbols like quotes and matches the example shape', async () => {
     expect(await ask(prices, { path: { symbol: 'NOPE' } })).toEqual({
       status: 404,
       body: { s: 'no_data', errmsg: 'Symbol not found.' },

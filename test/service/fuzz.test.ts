@@ -3,6 +3,7 @@
  * sample store, in process. Whatever a caller sends, the answer is a status below 500 with a body in the
  * service's shapes: `{"s":"error","errmsg":…}`, `no_data`, or the HTML 400 of an over-long request line.
  *
+ * 50,000 requests with PITCHAIN_TEST_SIZE=full (CI), 5,000 of the same seeded sequence otherwise;
  * `FUZZ_RUNS` and `FUZZ_SEED` override the run count and seed (a failure prints its seed and path).
  */
 import { promises as fs } from 'node:fs';
@@ -13,11 +14,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import type { RequestOptions } from '../../src/service/service.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { testSize } from '../helpers/size.js';
 import { hostile, requestTarget, shapeProblem } from './helpers/hostile.js';
 
 process.env.TZ = 'Pacific/Auckland';
 
-const RUNS = Number(process.env['FUZZ_RUNS'] ?? 50_000);
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? testSize(50_000, 5_000));
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20_200_316);
 /** The store's clock; requests mostly keep it, some name their own `now`. */
 const NOW = '2020-03-20T15:45:00-04:00';

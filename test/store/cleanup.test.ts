@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/store/manifest.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { REPO_ROOT, sharedData } from '../helpers/paths.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { sharedPath } from '../helpers/shared-data.js';
 import { pitchain, runChild, WRITE_CHILD } from './fixtures/children.js';
 
 const dirs: string[] = [];
@@ -23,7 +24,7 @@ afterEach(async () => {
 
 const HOD_HEADER =
   'underlying,underlying_last, exchange,optionroot,optionext,type,expiration,quotedate,strike,last,bid,ask,volume,openinterest,impliedvol,delta,gamma,theta,vega,optionalias';
-const HOD_GOOD = sharedData('options/hod_L3_A_2016-01-05.csv');
+const HOD_GOOD = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
 const HOD_BAD = path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv');
 
 describe('a failed write', () => {

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath } from '../helpers/shared-data.js';
 import { CLI, pitchain, runNode } from './fixtures/children.js';
 
-const HOD = sharedData('options/hod_L3_A_2016-01-05.csv');
+const HOD = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
 
 let dir: string;
 beforeAll(async () => {

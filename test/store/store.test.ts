@@ -356,12 +356,19 @@ describe('concurrency with real processes', () => {
   it('lets readers query while a writer ingests; each read sees one whole version', async () => {
     const dir = await tempStore();
     await runChild(WRITE_CHILD, [dir, '0', '60', '100']);
-    const readers = [runChild(READ_CHILD, [dir, '6000']), runChild(READ_CHILD, [dir, '6000'])];
-    for (const batch of [1, 2, 3, 4]) {
-      const result = await runChild(WRITE_CHILD, [dir, String(batch), '60', '100']);
-      expect(result.stderr).toBe('');
+    // The readers read until the writes are done, which a file beside the store says.
+    const stop = `${dir}.writes-done`;
+    const readers = [runChild(READ_CHILD, [dir, stop]), runChild(READ_CHILD, [dir, stop])];
+    try {
+      for (const batch of [1, 2, 3, 4]) {
+        const result = await runChild(WRITE_CHILD, [dir, String(batch), '60', '100']);
+        expect(result.stderr).toBe('');
+      }
+    } finally {
+      await fs.writeFile(stop, '');
     }
     const results = await Promise.all(readers);
+    await fs.rm(stop, { force: true });
     const versions = new Set<string>();
     for (const result of results) {
       expect(result.stderr).toBe('');

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { Answer, EndpointResult } from '../../../src/query/types.js';
-import { SHARED_DIR } from '../../helpers/paths.js';
+import { sharedJson } from '../../helpers/shared-data.js';
 
 /** A JSON body's keys in order, each with the JSON types of its value (arrays: of their elements). */
 export type Shape = ReadonlyArray<readonly [key: string, types: string]>;
@@ -19,9 +18,9 @@ export function shapeOf(body: Readonly<Record<string, unknown>>): Shape {
   });
 }
 
-/** A documented example body from `spec/examples/`. */
+/** A documented example body from `spec/examples/` (a test reading one is gated by `withData`). */
 export function example(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(`${SHARED_DIR}spec/examples/${name}`, 'utf8')) as Record<string, unknown>;
+  return sharedJson(`spec/examples/${name}`);
 }
 
 /** The body an answer stands for in the default output: `s`, scalars before, arrays, scalars after, raw keys. */
