@@ -7,13 +7,16 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { backtest } from '../../src/backtest/runner.js';
 import type { BacktestReport, Order, Position, Strategy } from '../../src/backtest/types.js';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { openStore, type Store } from '../../src/library/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { sharedData } from '../helpers/paths.js';
+import { sharedPath, withData } from '../helpers/shared-data.js';
+
+const SPXW_FILE = 'data/options/hod_SPXW_2018-01-02_to_2018-02-28.csv';
+const spxw = withData([SPXW_FILE]);
 
 const P2600 = 'SPXW180228P02600000';
 const P2690 = 'SPXW180228P02690000';
@@ -21,16 +24,13 @@ const P2740 = 'SPXW180228P02740000';
 
 let dir: string;
 let store: Store;
-beforeAll(async () => {
+spxw.beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-backtest-hod-'));
   const tx = await WriteTransaction.begin(dir, { create: true });
-  await commitStaged(
-    tx,
-    await stageFiles(tx.sql, [sharedData('options/hod_SPXW_2018-01-02_to_2018-02-28.csv')], 'hod'),
-  );
+  await commitStaged(tx, await stageFiles(tx.sql, [sharedPath(SPXW_FILE)], 'hod'));
   store = await openStore(dir, { threads: 1 });
 }, 120_000);
-afterAll(async () => {
+spxw.afterAll(async () => {
   store.close();
   await fs.rm(dir, { recursive: true, force: true });
 });
@@ -45,10 +45,10 @@ function scripted(orders: Record<string, Order[]>, seen: Map<string, readonly Po
   };
 }
 
-describe('broken quotes on 2018-02-05 (real SPXW)', () => {
+spxw.describe('broken quotes on 2018-02-05 (real SPXW)', () => {
   let report: BacktestReport;
   const seen = new Map<string, readonly Position[]>();
-  beforeAll(async () => {
+  spxw.beforeAll(async () => {
     report = await backtest({
       store,
       from: '2018-02-01',
@@ -115,7 +115,7 @@ describe('broken quotes on 2018-02-05 (real SPXW)', () => {
   });
 });
 
-describe('settlement without daily bars (real SPXW)', () => {
+spxw.describe('settlement without daily bars (real SPXW)', () => {
   it('settles an expiring put at the close its own snapshot carries, never at $0', async () => {
     // SPX closed at 2823.89 on 2018-01-31 (the snapshots' underlying price); the store has no SPX bars.
     const report = await backtest({
