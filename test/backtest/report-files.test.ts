@@ -1,0 +1,188 @@
+/**
+ * The report files of a real run on the sample store, written to a temp directory and read back: the
+ * JSON, the three CSV files (their columns and rows), and a self-contained HTML page with its charts.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatStatisticsTable, REPORT_FILES, writeReportFiles } from '../../src/backtest/report-files.js';
+import { backtest, defineStrategy } from '../../src/backtest/runner.js';
+import type { BacktestReport } from '../../src/backtest/types.js';
+import { openStore, type Store } from '../../src/library/store.js';
+
+let store: Store;
+let dir: string;
+let report: BacktestReport;
+
+beforeAll(async () => {
+  store = await openStore('data/sample');
+  dir = await mkdtemp(path.join(tmpdir(), 'pitchain-report-'));
+  // Sells a 30-day put on the first session, buys it back on the fifth: one closed round trip.
+  let sessions = 0;
+  let sold: string | undefined;
+  report = await backtest({
+    store,
+    from: '2020-02-03',
+    to: '2020-02-14',
+    strategy: defineStrategy({
+      name: 'report, files',
+      onStart() {
+        sessions = 0;
+        sold = undefined;
+      },
+      async onSession({ view }) {
+        sessions++;
+        if (sessions === 1) {
+          const chain = await view.options.chain('SPY', { dte: 30, side: 'put', delta: '-0.3' });
+          sold = chain.columns.optionSymbol[0]!;
+          return [{ symbol: sold, quantity: -1, tag: 'open, "short"' }];
+        }
+        if (sessions === 5 && sold !== undefined) return [{ symbol: sold, quantity: 1, tag: 'close' }];
+        return [];
+      },
+    }),
+  });
+}, 60_000);
+afterAll(async () => {
+  store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Parses RFC 4180 CSV (quoted cells with doubled quotes), as a spreadsheet would read it. */
+function parseCsv(text: string): Record<string, string>[] {
+  const records: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n') {
+      row.push(cell);
+      records.push(row);
+      row = [];
+      cell = '';
+    } else cell += c;
+  }
+  const [header, ...rows] = records;
+  return rows.map((r) => Object.fromEntries(header!.map((name, i) => [name, r[i]!])));
+}
+
+describe('writeReportFiles', () => {
+  it('writes the five files, and the JSON holds the report with its statistics and round trips', async () => {
+    const written = await writeReportFiles(report, dir, { riskFreeRate: 0.02 });
+    expect(written.map((file) => path.basename(file))).toEqual([...REPORT_FILES]);
+    const json = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8'));
+    expect(json.pnl).toBe(report.pnl);
+    expect(json.trades).toHaveLength(2);
+    expect(json.statistics.riskFreeRate).toBe(0.02);
+    expect(json.statistics.roundTrips).toBe(1);
+    expect(json.roundTrips).toHaveLength(1);
+    // The round trip's P&L is the two fills' cash flows, commissions included.
+    expect(json.roundTrips[0].pnl).toBeCloseTo(report.trades[0]!.cashFlow + report.trades[1]!.cashFlow, 2);
+  });
+
+  it('writes trades, round trips and equity as CSV with named columns, one row each', async () => {
+    const trades = parseCsv(await readFile(path.join(dir, 'trades.csv'), 'utf8'));
+    expect(Object.keys(trades[0]!)).toEqual([
+      'session',
+      'time',
+      'symbol',
+      'quantity',
+      'price',
+      'commission',
+      'cashFlow',
+      'reason',
+      'tag',
+      'orderId',
+      'quoteTime',
+    ]);
+    expect(
+      trades.map((t) => [t.session, t.time, t.symbol, Number(t.quantity), Number(t.price), t.tag]),
+    ).toEqual(
+      report.trades.map((t) => [
+        t.session,
+        // 15:45 Eastern, in winter EST (−05:00)
+        `${t.session}T15:45:00-05:00`,
+        t.symbol,
+        t.quantity,
+        t.price,
+        t.tag,
+      ]),
+    );
+    expect(trades[0]!.tag).toBe('open, "short"');
+
+    const trips = parseCsv(await readFile(path.join(dir, 'round-trips.csv'), 'utf8'));
+    expect(trips).toEqual([
+      expect.objectContaining({
+        id: '1',
+        status: 'closed',
+        legs: `-1 ${report.trades[0]!.symbol}`,
+        openSession: '2020-02-03',
+        closeSession: '2020-02-07',
+        closedBy: 'order',
+      }),
+    ]);
+
+    const equity = parseCsv(await readFile(path.join(dir, 'equity.csv'), 'utf8'));
+    expect(Object.keys(equity[0]!)).toEqual([
+      'session',
+      'equity',
+      'cash',
+      'positionsValue',
+      'marginUsed',
+      'delta',
+      'gamma',
+      'theta',
+      'vega',
+      'drawdown',
+    ]);
+    expect(equity).toHaveLength(report.equity.length);
+    equity.forEach((row, i) => {
+      const point = report.equity[i]!;
+      expect([row.session, Number(row.equity), Number(row.cash), Number(row.positionsValue)]).toEqual([
+        point.session,
+        point.equity,
+        point.cash,
+        point.positionsValue,
+      ]);
+      expect(Number(row.drawdown)).toBeLessThanOrEqual(0);
+    });
+  });
+
+  it('writes a self-contained HTML page: statistics, three SVG charts, no external resource', async () => {
+    const html = await readFile(path.join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain('<h1>report, files</h1>');
+    expect(html).toContain('Sharpe (rf 2.00%)');
+    for (const title of ['Equity', 'Drawdown', 'Exposure']) expect(html).toContain(`<h2>${title}</h2>`);
+    expect(html.match(/<svg[\s>]/g)?.length).toBeGreaterThanOrEqual(3);
+    // Each chart draws its line or area: a path with data, not an empty frame.
+    expect(html.match(/<path[^>]* d="M[^"]{40,}"/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import/i);
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/url\(\s*["']?(https?:)?\/\//i);
+  });
+
+  it('formats the statistics as an aligned table for the terminal', async () => {
+    const json = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8'));
+    const table = formatStatisticsTable(json.statistics);
+    const lines = table.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^sessions\s+10$/);
+    expect(table).toMatch(/^round trips\s+1 closed$/m);
+    expect(table).toMatch(/^win rate\s+(100\.00|0\.00)% \((1 won, 0|0 won, 1) lost\)$/m);
+    // Values start in one column.
+    const column = lines[0]!.search(/10$/);
+    for (const line of lines) expect(line.slice(column - 2, column)).toBe('  ');
+  });
+});
