@@ -27,6 +27,10 @@ try {
     openStore(data.store),
   ]);
   port.on('message', async (job: SweepJob) => {
+    if (job.type === 'close') {
+      store.close();
+      process.exit(0); // ends this thread only
+    }
     try {
       // `parameters` reaches the strategy as `context.parameters`, over its own defaults.
       const run = { ...options, ...data.run, parameters: job.parameters };

@@ -86,7 +86,9 @@ export type SweepWorkerData = {
   readonly tsx: string | null;
 };
 /** A job for a worker, and what it answers. */
-export type SweepJob = { readonly type: 'run'; readonly index: number; readonly parameters: Parameters };
+export type SweepJob =
+  | { readonly type: 'run'; readonly index: number; readonly parameters: Parameters }
+  | { readonly type: 'close' };
 export type SweepAnswer =
   | { readonly type: 'ready' }
   | {
@@ -221,9 +223,20 @@ export async function sweep(options: SweepOptions): Promise<SweepResult[]> {
         });
       }
     });
-  } finally {
+  } catch (error) {
     await Promise.all(threads.map((worker) => worker.terminate()));
+    throw error;
   }
+  // Each worker closes its store before its thread ends (a DuckDB instance is not torn down mid-use).
+  await Promise.all(
+    threads.map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          worker.once('exit', () => resolve());
+          worker.postMessage({ type: 'close' } satisfies SweepJob);
+        }),
+    ),
+  );
   return sortResults(results, sortBy);
 }
 

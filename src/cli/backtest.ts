@@ -6,6 +6,13 @@ import { backtest } from '../backtest/runner.js';
 import type { BacktestOptions, BacktestReport, FillModel, Strategy } from '../backtest/types.js';
 import { UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
+import {
+  addReportOptions,
+  checkReportFlags,
+  finishRun,
+  type ReportFlags,
+  runSweepCommand,
+} from './backtest-report.js';
 import { examplesHelp } from './format.js';
 import { startProgress } from './progress.js';
 
@@ -21,7 +28,7 @@ type Flags = {
   cash?: string;
   greeks?: string;
   json?: boolean;
-};
+} & ReportFlags;
 
 /** What a strategy module may export beside its default strategy: options the run starts from. */
 type StrategyModule = {
@@ -31,8 +38,7 @@ type StrategyModule = {
 
 /** `pitchain backtest`: runs a strategy module over a store and prints the report. */
 export function registerBacktest(program: Command): void {
-  program
-    .command('backtest')
+  addReportOptions(program.command('backtest'))
     .description(
       'Run a strategy over the sessions of a period without look-ahead, and report its trades, equity and P&L.',
     )
@@ -64,6 +70,8 @@ export function registerBacktest(program: Command): void {
           'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31',
           'pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2020-01-02 --to 2020-06-30 --fill bid-ask',
           'pitchain backtest my-strategy.js --store my-store --from 2024-01-02 --to 2024-03-28 --json',
+          'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31 --out report',
+          "pitchain backtest my-strategy.ts --store data/sample --from 2019-01-02 --to 2020-12-31 --grid 'dte=30,45 delta=0.2,0.3' --sort sortino",
         ]),
       ].join('\n'),
     )
@@ -71,6 +79,11 @@ export function registerBacktest(program: Command): void {
       const module = await loadStrategy(file);
       const strategy = module.default as Strategy;
       const run = { ...(module.options ?? {}), ...optionsOf(flags) };
+      checkReportFlags(flags);
+      if (flags.grid !== undefined) {
+        process.stdout.write(await runSweepCommand(file, flags, optionsOf(flags)));
+        return;
+      }
       const store = await openStore(path.resolve(flags.store));
       const progress = startProgress('backtest', 0, 'sessions');
       try {
@@ -84,6 +97,7 @@ export function registerBacktest(program: Command): void {
         });
         progress.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        process.stdout.write(await finishRun(report, flags));
       } finally {
         progress.stop();
         store.close();

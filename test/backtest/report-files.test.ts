@@ -10,6 +10,16 @@ import { formatStatisticsTable, REPORT_FILES, writeReportFiles } from '../../src
 import { backtest, defineStrategy } from '../../src/backtest/runner.js';
 import type { BacktestReport } from '../../src/backtest/types.js';
 import { openStore, type Store } from '../../src/library/store.js';
+import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
+const STRATEGY = 'test/fixtures/strategies/sweep-put.ts';
+const cli = (...args: string[]) =>
+  runCommand(process.execPath, [BIN, 'backtest', STRATEGY, '--store', 'data/sample', ...args], {
+    cwd: REPO_ROOT,
+    timeoutMs: 120_000,
+  });
 
 let store: Store;
 let dir: string;
@@ -185,4 +195,44 @@ describe('writeReportFiles', () => {
     const column = lines[0]!.search(/10$/);
     for (const line of lines) expect(line.slice(column - 2, column)).toBe('  ');
   });
+});
+
+describe('pitchain backtest --out', () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 300_000);
+
+  it('prints the statistics table under the report and writes the report files', async () => {
+    const out = path.join(dir, 'cli');
+    const { code, stdout, stderr } = await cli(
+      '--from',
+      '2020-01-02',
+      '--to',
+      '2020-01-31',
+      '--out',
+      out,
+      '--risk-free',
+      '0.02',
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Sharpe \(rf 2\.00%\)\s+-?\d+\.\d\d$/m);
+    expect(stdout).toMatch(/^round trips\s+\d+ closed/m);
+    expect(stderr).toContain('report.html');
+    const json = JSON.parse(await readFile(path.join(out, 'report.json'), 'utf8'));
+    expect(json.statistics.riskFreeRate).toBe(0.02);
+    expect(await readFile(path.join(out, 'equity.csv'), 'utf8')).toMatch(
+      /^session,equity,cash,positionsValue,marginUsed,/,
+    );
+  }, 120_000);
+
+  it('refuses a risk-free rate that is not a number, or a sweep flag without --grid, with exit 2', async () => {
+    const rate = await cli('--from', '2020-01-02', '--to', '2020-01-31', '--risk-free', 'two');
+    expect([rate.code, rate.stderr]).toEqual([
+      2,
+      "pitchain: --risk-free takes an annual rate such as 0.02, not 'two'\n",
+    ]);
+    const sort = await cli('--from', '2020-01-02', '--to', '2020-01-31', '--sort', 'pnl');
+    expect(sort.code).toBe(2);
+    expect(sort.stderr).toContain("--sort applies to a sweep: add --grid, e.g. --grid 'dte=30,45'");
+  }, 120_000);
 });

@@ -3,6 +3,9 @@
  * combination, the report and statistics of running that combination alone; grids are read and refused
  * as the CLI takes them.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStrategyModule } from '../../src/backtest/load-strategy.js';
 import { withStatistics } from '../../src/backtest/report-files.js';
@@ -11,6 +14,8 @@ import { combinations, formatSweepTable, parseGrid, sweep, sweepCsv } from '../.
 import type { BacktestOptions } from '../../src/backtest/types.js';
 import { UsageError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/library/store.js';
+import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 const STRATEGY = 'test/fixtures/strategies/sweep-put.ts';
 const FROM = '2020-01-02';
@@ -113,4 +118,64 @@ describe('parseGrid', () => {
       expect(() => parseGrid(spec), spec).toThrow(/dte=30,45 delta=0.2,0.3/);
     }
   });
+});
+
+describe('pitchain backtest --grid', () => {
+  const cli = (...args: string[]) =>
+    runCommand(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist/cli/bin.js'), 'backtest', STRATEGY, '--store', 'data/sample', ...args],
+      { cwd: REPO_ROOT, timeoutMs: 120_000 },
+    );
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 300_000);
+
+  it('prints the sorted results table and writes sweep.csv', async () => {
+    const out = await mkdtemp(path.join(tmpdir(), 'pitchain-sweep-'));
+    try {
+      const run = await cli(
+        '--from',
+        FROM,
+        '--to',
+        '2020-01-31',
+        '--grid',
+        'dte=30,45',
+        '--workers',
+        '2',
+        '--sort',
+        'pnl',
+        '--out',
+        out,
+      );
+      expect([run.code, run.signal, run.stderr]).toEqual([0, null, expect.any(String)]);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe('sorted by pnl');
+      expect(lines[1]).toMatch(/^dte\s+P&L\s+return\s+Sharpe/);
+      expect(
+        lines
+          .slice(2)
+          .map((line) => line.split(/\s+/)[0])
+          .sort(),
+      ).toEqual(['30', '45']);
+      const csv = (await readFile(path.join(out, 'sweep.csv'), 'utf8')).trimEnd().split('\n');
+      expect(csv[0]).toMatch(/^dte,pnl,totalReturn,/);
+      expect(csv).toHaveLength(3);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('refuses a grid it cannot read, an unknown statistic or a bad worker count, with exit 2 and an example', async () => {
+    const grid = await cli('--from', FROM, '--to', TO, '--grid', 'dte');
+    expect(grid.code).toBe(2);
+    expect(grid.stderr).toContain("e.g. --grid 'dte=30,45 delta=0.2,0.3'");
+    const sort = await cli('--from', FROM, '--to', TO, '--grid', 'dte=30', '--sort', 'luck');
+    expect([sort.code, sort.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^pitchain: --sort takes one of sharpe, /),
+    ]);
+    const workers = await cli('--from', FROM, '--to', TO, '--grid', 'dte=30', '--workers', '1.5');
+    expect(workers.code).toBe(2);
+  }, 120_000);
 });
