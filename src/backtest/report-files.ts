@@ -66,7 +66,7 @@ export const REPORT_FILES = [
 /** A report with its statistics and round trips (computed from its trades and equity when it has none). */
 export function withStatistics<R extends ReportInput>(
   report: R,
-  options: { riskFreeRate?: number } = {},
+  options: { riskFreeRate?: number | undefined } = {},
 ): R & { statistics: BacktestStatistics; roundTrips: readonly RoundTrip[] } {
   const roundTrips = report.roundTrips ?? roundTripsOf(report.trades);
   const statistics =
@@ -86,7 +86,7 @@ export function withStatistics<R extends ReportInput>(
 export async function writeReportFiles(
   report: ReportInput,
   dir: string,
-  options: { riskFreeRate?: number } = {},
+  options: { riskFreeRate?: number | undefined } = {},
 ): Promise<string[]> {
   const full = withStatistics(report, options);
   const html = await reportHtml(full);
