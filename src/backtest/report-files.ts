@@ -63,14 +63,21 @@ export const REPORT_FILES = [
   'report.html',
 ] as const;
 
-/** A report with its statistics and round trips (computed from its trades and equity when it has none). */
+/**
+ * A report with its statistics and round trips: computed from its trades and equity when it has none,
+ * or when a risk-free rate is asked other than the one its statistics used.
+ */
 export function withStatistics<R extends ReportInput>(
   report: R,
   options: { riskFreeRate?: number | undefined } = {},
 ): R & { statistics: BacktestStatistics; roundTrips: readonly RoundTrip[] } {
   const roundTrips = report.roundTrips ?? roundTripsOf(report.trades);
+  const kept =
+    options.riskFreeRate === undefined || options.riskFreeRate === report.statistics?.riskFreeRate
+      ? report.statistics
+      : undefined;
   const statistics =
-    report.statistics ??
+    kept ??
     computeStatistics(report.equity, roundTrips, {
       startingCash: report.startingCash,
       credits: report.credits,

@@ -89,7 +89,7 @@ export async function finishRun(report: BacktestReport, flags: ReportFlags): Pro
   const riskFreeRate = riskFreeOf(flags);
   if (flags.out !== undefined) {
     const written = await writeReportFiles(report, path.resolve(flags.out), { riskFreeRate });
-    process.stderr.write(`wrote ${written.map((file) => path.relative('.', file)).join(', ')}\n`);
+    process.stderr.write(`wrote ${written.map((file) => path.basename(file)).join(', ')} in ${flags.out}\n`);
   }
   if (flags.json) return '';
   return `\n${formatStatisticsTable(withStatistics(report, { riskFreeRate }).statistics)}`;
@@ -126,7 +126,7 @@ export async function runSweepCommand(
     await mkdir(path.resolve(flags.out), { recursive: true });
     const csvFile = path.join(path.resolve(flags.out), 'sweep.csv');
     await writeFile(csvFile, sweepCsv(results));
-    process.stderr.write(`wrote ${path.relative('.', csvFile)}\n`);
+    process.stderr.write(`wrote sweep.csv in ${flags.out}\n`);
   }
   if (flags.json) {
     const rows = results.map((r) => ({

@@ -6,7 +6,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatStatisticsTable, REPORT_FILES, writeReportFiles } from '../../src/backtest/report-files.js';
+import {
+  formatStatisticsTable,
+  REPORT_FILES,
+  withStatistics,
+  writeReportFiles,
+} from '../../src/backtest/report-files.js';
 import { backtest, defineStrategy } from '../../src/backtest/runner.js';
 import type { BacktestReport } from '../../src/backtest/types.js';
 import { openStore, type Store } from '../../src/library/store.js';
@@ -182,6 +187,17 @@ describe('writeReportFiles', () => {
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import/i);
     expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(html).not.toMatch(/url\(\s*["']?(https?:)?\/\//i);
+  });
+
+  it("keeps a report's own statistics unless another risk-free rate is asked", () => {
+    const first = withStatistics(report);
+    expect(first.statistics.riskFreeRate).toBe(0);
+    expect(withStatistics(first).statistics).toBe(first.statistics);
+    expect(withStatistics(first, { riskFreeRate: 0 }).statistics).toBe(first.statistics);
+    const again = withStatistics(first, { riskFreeRate: 0.05 });
+    expect(again.statistics.riskFreeRate).toBe(0.05);
+    expect(again.statistics.sharpe).not.toBe(first.statistics.sharpe);
+    expect(again.roundTrips).toBe(first.roundTrips);
   });
 
   it('formats the statistics as an aligned table for the terminal', async () => {
