@@ -88,7 +88,7 @@ export function withStatistics<R extends ReportInput>(
 
 /**
  * Writes the report's files into `dir` (created if missing; files of the same names replaced) and
- * returns their paths. The HTML needs `@observablehq/plot` and `linkedom` installed.
+ * returns their paths. The HTML, written last, needs `@observablehq/plot` and `linkedom` installed.
  */
 export async function writeReportFiles(
   report: ReportInput,
@@ -96,19 +96,19 @@ export async function writeReportFiles(
   options: { riskFreeRate?: number | undefined } = {},
 ): Promise<string[]> {
   const full = withStatistics(report, options);
-  const html = await reportHtml(full);
   await mkdir(dir, { recursive: true });
-  const contents: Record<(typeof REPORT_FILES)[number], string> = {
-    'report.json': `${JSON.stringify(full, null, 2)}\n`,
-    'trades.csv': tradesCsv(full.trades),
-    'round-trips.csv': roundTripsCsv(full.roundTrips),
-    'equity.csv': equityCsv(full.equity),
-    'report.html': html,
+  const contents: Record<(typeof REPORT_FILES)[number], () => string | Promise<string>> = {
+    'report.json': () => `${JSON.stringify(full, null, 2)}\n`,
+    'trades.csv': () => tradesCsv(full.trades),
+    'round-trips.csv': () => roundTripsCsv(full.roundTrips),
+    'equity.csv': () => equityCsv(full.equity),
+    // Last: without the charting packages the data files are still written.
+    'report.html': () => reportHtml(full),
   };
   const written: string[] = [];
   for (const name of REPORT_FILES) {
     const file = path.join(dir, name);
-    await writeFile(file, contents[name]);
+    await writeFile(file, await contents[name]());
     written.push(file);
   }
   return written;
@@ -275,8 +275,8 @@ async function loadPlot() {
     return { Plot, document: parseHTML('<!DOCTYPE html><html><body></body></html>').document };
   } catch (error) {
     throw new UsageError(
-      'report.html is drawn with Observable Plot on a server-side DOM: install both beside pitchain ' +
-        '(npm install @observablehq/plot linkedom)',
+      'report.html is drawn with Observable Plot on a server-side DOM, and this installation lacks them: ' +
+        'npm install @observablehq/plot linkedom (the other report files are written without them)',
       { cause: error },
     );
   }

@@ -2,7 +2,7 @@
  * The report files of a real run on the sample store, written to a temp directory and read back: the
  * JSON, the three CSV files (their columns and rows), and a self-contained HTML page with its charts.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -239,6 +239,38 @@ describe('pitchain backtest --out', () => {
     expect(await readFile(path.join(out, 'equity.csv'), 'utf8')).toMatch(
       /^session,equity,cash,positionsValue,marginUsed,/,
     );
+  }, 120_000);
+
+  it('writes the data files and explains what report.html needs where the charting packages are missing', async () => {
+    const out = path.join(dir, 'without-plot');
+    const { code, stderr } = await runCommand(
+      process.execPath,
+      [
+        '--import',
+        './test/fixtures/without-plot.mjs',
+        BIN,
+        'backtest',
+        STRATEGY,
+        '--store',
+        'data/sample',
+        '--from',
+        '2020-01-02',
+        '--to',
+        '2020-01-10',
+        '--out',
+        out,
+      ],
+      { cwd: REPO_ROOT, timeoutMs: 120_000 },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain('npm install @observablehq/plot linkedom');
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack
+    expect((await readdir(out)).sort()).toEqual([
+      'equity.csv',
+      'report.json',
+      'round-trips.csv',
+      'trades.csv',
+    ]);
   }, 120_000);
 
   it('refuses a risk-free rate that is not a number, or a sweep flag without --grid, with exit 2', async () => {
