@@ -32,8 +32,14 @@ try {
       process.exit(0); // ends this thread only
     }
     try {
-      // `parameters` reaches the strategy as `context.parameters`, over its own defaults.
-      const run = { ...options, ...data.run, parameters: job.parameters };
+      // `parameters` reaches the strategy as `context.parameters`, over its own defaults and any that
+      // the module's options or the sweep's give every combination.
+      const parameters = {
+        ...((options as { parameters?: object }).parameters ?? {}),
+        ...((data.run.parameters as object | undefined) ?? {}),
+        ...job.parameters,
+      };
+      const run = { ...options, ...data.run, parameters };
       const report = await backtest({
         ...(run as Omit<BacktestOptions, 'store' | 'strategy'>),
         store,

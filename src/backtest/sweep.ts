@@ -3,11 +3,12 @@
  * worker threads. Each worker loads the strategy module and opens the store (read-only) once, then runs
  * the combinations it is handed one after another; every run starts from the strategy's `onStart`, as
  * any run does, so a combination's result is the one it gives alone (`backtest()` with the same options
- * and `parameters`). The results come back as a table sorted by a chosen statistic.
+ * and `parameters`) — provided the strategy keeps its state where `onStart` resets it, as two runs in
+ * one process already require. The results come back sorted by a chosen statistic.
  *
- * Parameters reach the strategy as `context.parameters` (its own defaults overridden by the
- * combination's). Options come, lowest first, from the module's `options` export, the sweep's options,
- * then the combination.
+ * Parameters reach the strategy as `context.parameters`: its own defaults, overridden by `parameters`
+ * in the module's `options` export, then in the sweep's options, then by the combination's. Other
+ * options come, lowest first, from the module's `options` export and the sweep's options.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
