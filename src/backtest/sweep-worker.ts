@@ -24,7 +24,7 @@ const failure = (index: number | null, error: unknown): SweepAnswer => ({
 try {
   const [{ strategy, options }, store] = await Promise.all([
     loadStrategyModule(data.strategy),
-    openStore(data.store),
+    openStore(data.store, { threads: data.threads }),
   ]);
   port.on('message', async (job: SweepJob) => {
     if (job.type === 'close') {

@@ -85,6 +85,8 @@ export type SweepWorkerData = {
   readonly riskFreeRate: number | undefined;
   readonly entry: string;
   readonly tsx: string | null;
+  /** DuckDB threads for the worker's store: the cores shared among the workers, at least one. */
+  readonly threads: number;
 };
 /** A job for a worker, and what it answers. */
 export type SweepJob =
@@ -183,6 +185,8 @@ export async function sweep(options: SweepOptions): Promise<SweepResult[]> {
     run: shared,
     riskFreeRate,
     entry,
+    // Workers that each ran DuckDB on every core would contend for them, as the store writer's jobs would.
+    threads: Math.max(1, Math.floor(os.availableParallelism() / count)),
     tsx: typeof (globalThis as { Deno?: unknown }).Deno === 'undefined' ? tsxApiUrl() : null,
   };
 
