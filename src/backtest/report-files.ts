@@ -12,7 +12,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { formatEtTimestamp } from '../market-time/index.js';
 import { type RoundTrip, type RoundTripTrade, roundTripsOf } from './round-trips.js';
-import { type BacktestStatistics, computeStatistics } from './statistics.js';
+import { type BacktestStatistics, computeStatistics, drawdownSeries } from './statistics.js';
 
 /** The portfolio's Greeks at an equity point: per-contract Greek × quantity × multiplier, summed. */
 export type PortfolioGreeks = {
@@ -101,7 +101,7 @@ export async function writeReportFiles(
     'report.json': () => `${JSON.stringify(full, null, 2)}\n`,
     'trades.csv': () => tradesCsv(full.trades),
     'round-trips.csv': () => roundTripsCsv(full.roundTrips),
-    'equity.csv': () => equityCsv(full.equity),
+    'equity.csv': () => equityCsv(full.equity, full.startingCash),
     // Last: without the charting packages the data files are still written.
     'report.html': () => reportHtml(full),
   };
@@ -192,8 +192,11 @@ export function roundTripsCsv(roundTrips: readonly RoundTrip[]): string {
   );
 }
 
-export function equityCsv(equity: readonly ReportEquityPoint[]): string {
-  let peak = Number.NEGATIVE_INFINITY;
+export function equityCsv(equity: readonly ReportEquityPoint[], startingCash?: number): string {
+  const drawdowns = drawdownSeries(
+    equity.map((p) => p.equity),
+    startingCash,
+  );
   return csv(
     [
       'session',
@@ -207,21 +210,18 @@ export function equityCsv(equity: readonly ReportEquityPoint[]): string {
       'vega',
       'drawdown',
     ],
-    equity.map((p) => {
-      peak = Math.max(peak, p.equity);
-      return [
-        p.session,
-        p.equity,
-        p.cash,
-        p.positionsValue,
-        p.marginUsed,
-        p.greeks?.delta,
-        p.greeks?.gamma,
-        p.greeks?.theta,
-        p.greeks?.vega,
-        peak > 0 ? round(p.equity / peak - 1, 6) : '',
-      ];
-    }),
+    equity.map((p, i) => [
+      p.session,
+      p.equity,
+      p.cash,
+      p.positionsValue,
+      p.marginUsed,
+      p.greeks?.delta,
+      p.greeks?.gamma,
+      p.greeks?.theta,
+      p.greeks?.vega,
+      drawdowns[i] === null ? '' : round(drawdowns[i]!, 6),
+    ]),
   );
 }
 
@@ -288,11 +288,11 @@ type FullReport = ReportInput & { statistics: BacktestStatistics; roundTrips: re
 export async function reportHtml(report: FullReport): Promise<string> {
   const { Plot, document } = await loadPlot();
   const date = (session: string) => new Date(`${session}T00:00:00Z`);
-  let peak = Number.NEGATIVE_INFINITY;
-  const points = report.equity.map((p) => {
-    peak = Math.max(peak, p.equity);
-    return { ...p, date: date(p.session), drawdown: peak > 0 ? p.equity / peak - 1 : 0 };
-  });
+  const drawdowns = drawdownSeries(
+    report.equity.map((p) => p.equity),
+    report.startingCash,
+  );
+  const points = report.equity.map((p, i) => ({ ...p, date: date(p.session), drawdown: drawdowns[i] ?? 0 }));
   const chart = (options: Parameters<typeof Plot.plot>[0]) =>
     Plot.plot({ document, width: 900, height: 280, marginLeft: 70, ...options }).outerHTML;
   const charts = [

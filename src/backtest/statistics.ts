@@ -217,6 +217,18 @@ export function largestDrawdown(values: readonly number[], labels: readonly stri
   };
 }
 
+/**
+ * Each value's fall below the running peak, as a fraction of that peak (0 at a peak, −0.1 ten percent
+ * below it); `start` (the starting cash) is a peak before the first value. Null where the peak is ≤ 0.
+ */
+export function drawdownSeries(values: readonly number[], start?: number): (number | null)[] {
+  let peak = start ?? Number.NEGATIVE_INFINITY;
+  return values.map((value) => {
+    peak = Math.max(peak, value);
+    return peak > 0 ? value / peak - 1 : null;
+  });
+}
+
 /** The fraction of sessions in which a round trip was open at some moment. */
 function timeInMarket(
   sessions: readonly string[],

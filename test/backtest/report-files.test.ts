@@ -173,6 +173,12 @@ describe('writeReportFiles', () => {
       ]);
       expect(Number(row.drawdown)).toBeLessThanOrEqual(0);
     });
+    // The deepest point of the column is the statistics' max drawdown (both measured from the starting cash).
+    const json = JSON.parse(await readFile(path.join(dir, 'report.json'), 'utf8'));
+    expect(Math.min(...equity.map((row) => Number(row.drawdown)))).toBeCloseTo(
+      -json.statistics.maxDrawdown.fraction,
+      6,
+    );
   });
 
   it('writes a self-contained HTML page: statistics, three SVG charts, no external resource', async () => {

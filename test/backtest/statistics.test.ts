@@ -12,7 +12,7 @@
  *   11 dollars, 10 %, 3 sessions from peak to recovery.
  */
 import { describe, expect, it } from 'vitest';
-import { computeStatistics, SESSIONS_PER_YEAR } from '../../src/backtest/statistics.js';
+import { computeStatistics, drawdownSeries, SESSIONS_PER_YEAR } from '../../src/backtest/statistics.js';
 
 const sessions = ['2020-01-02', '2020-01-03', '2020-01-06', '2020-01-07', '2020-01-08'];
 const equity = [110, 99, 99, 110, 121].map((value, i) => ({ session: sessions[i]!, equity: value }));
@@ -123,6 +123,17 @@ describe('computeStatistics', () => {
     expect(JSON.parse(JSON.stringify(stats))).toEqual(stats);
     const empty = computeStatistics([], []);
     expect(empty).toMatchObject({ sessions: 0, cagr: null, volatility: null, timeInMarket: null });
+  });
+
+  it('gives the drawdown series from the running peak, the starting cash a peak before the first point', () => {
+    const series = drawdownSeries([110, 99, 99, 110, 121], 100);
+    [0, -0.1, -0.1, 0, 0].forEach((expected, i) => expect(series[i]).toBeCloseTo(expected, 12));
+    const falling = drawdownSeries([95, 90, 92], 100);
+    expect(falling[0]).toBeCloseTo(-0.05, 12);
+    expect(falling[1]).toBeCloseTo(-0.1, 12);
+    expect(falling[2]).toBeCloseTo(-0.08, 12);
+    expect(drawdownSeries([95, 90, 92])).toEqual([0, 90 / 95 - 1, 92 / 95 - 1]);
+    expect(drawdownSeries([0, -5])).toEqual([null, null]);
   });
 
   it('refuses a risk-free rate that is not a rate', () => {
