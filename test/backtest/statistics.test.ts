@@ -127,7 +127,7 @@ describe('computeStatistics', () => {
 
   it('gives the drawdown series from the running peak, the starting cash a peak before the first point', () => {
     const series = drawdownSeries([110, 99, 99, 110, 121], 100);
-    [0, -0.1, -0.1, 0, 0].forEach((expected, i) => expect(series[i]).toBeCloseTo(expected, 12));
+    for (const [i, expected] of [0, -0.1, -0.1, 0, 0].entries()) expect(series[i]).toBeCloseTo(expected, 12);
     const falling = drawdownSeries([95, 90, 92], 100);
     expect(falling[0]).toBeCloseTo(-0.05, 12);
     expect(falling[1]).toBeCloseTo(-0.1, 12);
