@@ -2,7 +2,32 @@
 export { type Execution, executionOf, fillPrice } from './fills.js';
 export { loadStrategyModule } from './load-strategy.js';
 export { type MarginHolding, type MarginResult, marginRequirement } from './margin.js';
+export {
+  formatStatisticsTable,
+  REPORT_FILES,
+  withStatistics,
+  writeReportFiles,
+} from './report-files.js';
+export { type RoundTrip, type RoundTripLeg, roundTripsOf } from './round-trips.js';
 export { backtest, defineStrategy, drawdown } from './runner.js';
+export {
+  type BacktestStatistics,
+  computeStatistics,
+  type Drawdown,
+  drawdownSeries,
+  SESSIONS_PER_YEAR,
+} from './statistics.js';
+export {
+  combinations,
+  formatSweepTable,
+  type Grid,
+  parseGrid,
+  type SweepOptions,
+  type SweepResult,
+  type SweepSortKey,
+  sweep,
+  sweepCsv,
+} from './sweep.js';
 export type {
   BacktestOptions,
   BacktestReport,

@@ -3,6 +3,7 @@
  * portfolio, the account's rules, and what the runner reads from the market. `backtest()` builds one
  * and runs it; each step of a session is a method, so the order of a session reads in `session()`.
  */
+
 import { InvalidInputError, StoreError } from '../errors.js';
 import type { ContractTerms, Store } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
@@ -20,6 +21,8 @@ import { MarketReader } from './market.js';
 import { boundGroup, type GroupLeg, modelValue } from './model-marks.js';
 import { type Instrument, Portfolio, termsOf } from './portfolio.js';
 import { describeAge, midOf, type Quote, quoteAge, quoteProblem } from './quotes.js';
+import { roundTripsOf } from './round-trips.js';
+import { computeStatistics } from './statistics.js';
 import type {
   BacktestOptions,
   BacktestReport,
@@ -519,6 +522,13 @@ export class BacktestRun {
     const curve = this.equity.map((point) => point.equity);
     const { maxDrawdown, maxDrawdownPct } = drawdown(curve);
     const final = curve.at(-1) ?? startingCash;
+    const credits = this.strategyCredits + this.market.credits;
+    const roundTrips = roundTripsOf(this.portfolio.trades);
+    const statistics = computeStatistics(this.equity, roundTrips, {
+      startingCash,
+      credits,
+      ...(options.riskFreeRate === undefined ? {} : { riskFreeRate: options.riskFreeRate }),
+    });
     return {
       strategy: options.strategy.name ?? 'strategy',
       from: sessions[0]!,
@@ -538,13 +548,15 @@ export class BacktestRun {
       interest: this.interest,
       maxDrawdown,
       maxDrawdownPct,
-      credits: this.strategyCredits + this.market.credits,
+      credits,
       creditsByPart: { strategy: this.strategyCredits, runner: this.market.credits },
       requests: this.requests,
       lookAheadReads: this.lookAheadReads,
       marks: { ...this.markCounts },
       markNotes: [...this.markNotes.values()],
       warnings: this.warnings,
+      statistics,
+      roundTrips,
     };
   }
 }

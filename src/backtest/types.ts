@@ -2,9 +2,12 @@
  * The backtest runner's public shapes: what a strategy is and sees, what it may order, how orders fill,
  * what the account may hold, and the report a run ends with.
  */
+
 import type { Store } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
 import type { OptionSide } from '../occ/index.js';
+import type { RoundTrip } from './round-trips.js';
+import type { BacktestStatistics } from './statistics.js';
 
 /** One leg of an order: a signed quantity of an OCC option symbol (contracts) or a stock symbol (shares). */
 export type OrderLeg = {
@@ -191,6 +194,8 @@ export type BacktestOptions = ExecutionOptions & {
   readonly account?: 'cash' | 'margin';
   /** Annual interest on cash, simple, by calendar day (0.02 = 2 %; a negative balance pays it). Default 0. */
   readonly cashRate?: number;
+  /** The annual risk-free rate the report's Sharpe and Sortino excess returns are measured over (default 0). */
+  readonly riskFreeRate?: number;
   /**
    * An expiring position whose settlement value the store cannot give: `error` (default) stops the run;
    * `last-price` settles at the last underlying price known and says so in the warnings.
@@ -256,4 +261,8 @@ export type BacktestReport = {
   readonly markNotes: readonly MarkNote[];
   /** What the run had to approximate (e.g. a settlement value the store could not give). */
   readonly warnings: readonly string[];
+  /** What a quant reads first, from the equity curve and the round trips (`statistics.ts`). */
+  readonly statistics: BacktestStatistics;
+  /** The positions from open to close, the legs of one order together (`round-trips.ts`). */
+  readonly roundTrips: readonly RoundTrip[];
 };

@@ -5,6 +5,13 @@ import { backtest } from '../backtest/runner.js';
 import type { BacktestOptions, BacktestReport, FillModel, StrategyParameters } from '../backtest/types.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
+import {
+  addReportOptions,
+  checkReportFlags,
+  finishRun,
+  type ReportFlags,
+  runSweepCommand,
+} from './backtest-report.js';
 import { examplesHelp } from './format.js';
 import { startProgress } from './progress.js';
 
@@ -25,7 +32,7 @@ type Flags = {
   missingSettlement?: string;
   param?: string[];
   json?: boolean;
-};
+} & ReportFlags;
 
 /** The command line every usage error shows, so that a mistyped flag comes with one that works. */
 const EXAMPLE =
@@ -38,8 +45,7 @@ function usage(message: string): UsageError {
 
 /** `pitchain backtest`: runs a strategy module over a store and prints the report. */
 export function registerBacktest(program: Command): void {
-  program
-    .command('backtest')
+  addReportOptions(program.command('backtest'))
     .description(
       'Run a strategy over the sessions of a period without look-ahead, and report its trades, equity and P&L.',
     )
@@ -87,14 +93,21 @@ export function registerBacktest(program: Command): void {
           'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31',
           'pitchain backtest examples/spx-iron-condor.ts --store data/sample --from 2020-01-02 --to 2020-06-30 --fill bid-ask',
           'pitchain backtest my-strategy.js --store my-store --from 2024-01-02 --to 2024-03-28 --json',
+          'pitchain backtest examples/spy-short-put.ts --store data/sample --from 2019-01-02 --to 2020-12-31 --out report',
+          "pitchain backtest my-strategy.ts --store data/sample --from 2019-01-02 --to 2020-12-31 --grid 'dte=30,45 delta=0.2,0.3' --sort sortino",
         ]),
       ].join('\n'),
     )
     .action(async (file: string, flags: Flags) => {
       const run = optionsOf(flags);
+      checkReportFlags(flags);
       const module = await loadStrategyModule(file).catch((error: unknown) => {
         throw error instanceof UsageError ? usage(error.message) : error;
       });
+      if (flags.grid !== undefined) {
+        process.stdout.write(await runSweepCommand(file, flags, run));
+        return;
+      }
       const store = await openStore(path.resolve(flags.store));
       const progress = startProgress('backtest', 0, 'sessions');
       try {
@@ -113,6 +126,7 @@ export function registerBacktest(program: Command): void {
         });
         progress.stop();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        process.stdout.write(await finishRun(report, flags));
       } finally {
         progress.stop();
         store.close();
