@@ -19,6 +19,7 @@ import {
   timestampTZValue,
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
+import type { TableName } from './schema.js';
 
 /** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
 const LITTLE_ENDIAN = os.endianness() === 'LE';
@@ -37,8 +38,21 @@ export type SqlOptions = {
   tempDirectory?: string;
 };
 
+/** Sessions a query reads, first to last (Eastern dates); either end may be open. */
+export type SessionRange = { readonly first?: string; readonly last?: string };
+
+/** Makes the table expression of one partition of a table (see `SqlSession.from`). */
+export type TableSource = (
+  table: TableName,
+  partition: Readonly<Record<string, string>>,
+  sessions?: SessionRange,
+) => Promise<string>;
+
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
+  /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
+  tableSource: TableSource | undefined;
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
@@ -62,6 +76,19 @@ export class SqlSession {
    */
   async connect(): Promise<SqlSession> {
     return new SqlSession(this.instance, await this.instance.connect(), false);
+  }
+
+  /**
+   * A table expression for the rows of `table` in one partition (some or all of its partition keys) and,
+   * optionally, a range of sessions: over a store reader, only the files that may hold them; elsewhere
+   * (a writer's staged tables) the table itself. Callers still filter on the same columns.
+   */
+  from(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): Promise<string> {
+    return this.tableSource?.(table, partition, sessions) ?? Promise.resolve(quoteIdentifier(table));
   }
 
   /** Runs a statement for its effect. */
@@ -130,6 +157,20 @@ export class SqlSession {
     sql: string,
     params?: SqlParams,
   ): Promise<{ names: string[]; columns: Float64Array[] }> {
+    const { names, columns } = await this.typedColumns(sql, params);
+    const bad = columns.findIndex((column) => !(column instanceof Float64Array));
+    if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
+    return { names, columns: columns as Float64Array[] };
+  }
+
+  /**
+   * Runs a query whose columns are DOUBLE or VARCHAR: DOUBLE columns come back as Float64Arrays (NULL as
+   * NaN), VARCHAR ones as arrays of strings (NULL as null), read straight from DuckDB's vectors.
+   */
+  async typedColumns(
+    sql: string,
+    params?: SqlParams,
+  ): Promise<{ names: string[]; columns: (Float64Array | (string | null)[])[] }> {
     // Materialized, not streamed: a streamed result is cut short, silently, by the next statement the
     // connection runs, and concurrent requests share the connection.
     let result: Awaited<ReturnType<DuckDBConnection['run']>>;
@@ -140,8 +181,11 @@ export class SqlSession {
     }
     const names = result.columnNames();
     const types = result.columnTypes();
-    const bad = types.findIndex((type) => type.typeId !== DuckDBTypeId.DOUBLE);
-    if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
+    const bad = types.findIndex(
+      (type) => type.typeId !== DuckDBTypeId.DOUBLE && type.typeId !== DuckDBTypeId.VARCHAR,
+    );
+    if (bad >= 0)
+      throw new StoreError(`typedColumns: column ${names[bad]} is neither DOUBLE nor VARCHAR`, { sql });
     const chunks = [];
     let rows = 0;
     for (let i = 0; i < result.chunkCount; i++) {
@@ -150,16 +194,24 @@ export class SqlSession {
       chunks.push(chunk);
       rows += chunk.rowCount;
     }
-    const columns = names.map(() => new Float64Array(rows));
+    const columns = types.map((type) =>
+      type.typeId === DuckDBTypeId.VARCHAR ? new Array<string | null>(rows) : new Float64Array(rows),
+    );
     let offset = 0;
     for (const chunk of chunks) {
       const count = chunk.rowCount;
       for (let c = 0; c < names.length; c++) {
+        const column = columns[c]!;
+        if (!(column instanceof Float64Array)) {
+          const vector = chunk.getColumnVector(c) as unknown as { getItem(i: number): string | null };
+          for (let i = 0; i < count; i++) column[offset + i] = vector.getItem(i);
+          continue;
+        }
         const vector = chunk.getColumnVector(c) as unknown as {
           items: Float64Array;
           validity: { data: BigUint64Array | null; offset: number };
         };
-        const target = columns[c]!;
+        const target = column;
         target.set(vector.items.subarray(0, count), offset);
         // The validity mask read as 32-bit words (the driver's per-item check goes through BigInt);
         // no mask at all means every value is valid.

@@ -15,6 +15,7 @@ import {
   partitionMatchSql,
   samePartition,
   TABLES_DIR,
+  YEAR_COLUMN,
 } from './layout.js';
 import { acquireWriterLock, LOCK_FILE, type WriterLock } from './lock.js';
 import {
@@ -588,7 +589,17 @@ export class WriteTransaction {
     await fs.rename(temp, path.join(dirAbs, name));
     await fsyncDirectory(dirAbs);
     const { size } = await fs.stat(path.join(dirAbs, name));
-    return { path: `${dirRel}/${name}`, sha256, rows, bytes: size, partition };
+    const entry: FileEntry = { path: `${dirRel}/${name}`, sha256, rows, bytes: size, partition };
+    const sessionColumn = YEAR_COLUMN[table];
+    if (sessionColumn !== undefined && rows > 0) {
+      // Which sessions the file holds, so that readers open only the files a query's sessions need.
+      const [range] = await sql.all<{ first: string; last: string }>(
+        `SELECT CAST(min(${q(sessionColumn)}) AS VARCHAR) AS first, CAST(max(${q(sessionColumn)}) AS VARCHAR) AS last
+         FROM read_parquet(${quoteLiteral(path.join(dirAbs, name))})`,
+      );
+      if (range !== undefined) entry.sessions = { first: range.first, last: range.last };
+    }
+    return entry;
   }
 
   /**

@@ -10,7 +10,7 @@
 import { nextSession, previousSession, toEtDate } from '../../market-time/index.js';
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
-import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { Scope } from './scope.js';
 import type { RowSource, SnapshotRow } from './snapshot-sql.js';
@@ -80,6 +80,20 @@ type Block = {
   readonly expirations: readonly string[];
   /** Per contract index: its open interest rows in settled-session, then publication order. */
   readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
+  /** About how many bytes the block holds (what the session cache counts). */
+  readonly bytes: number;
+};
+
+/**
+ * A scope's contracts, read once and shared by all its blocks: numbered in symbol order, with their
+ * order by expiration and an index from symbol to number.
+ */
+type ScopeContracts = {
+  readonly contracts: readonly Contract[];
+  readonly ids: ReadonlyMap<string, number>;
+  readonly byExpiration: Int32Array;
+  readonly expirations: readonly string[];
+  readonly bytes: number;
 };
 
 /** One open interest row: the settled session as a day number. */
@@ -115,8 +129,6 @@ type LoopState = {
   block: Promise<Block> | undefined;
   /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
   ahead: number;
-  /** The scope's contracts, read once for all its blocks (numbered in symbol order). */
-  contracts: Promise<readonly Contract[]> | undefined;
 };
 
 /**
@@ -144,6 +156,26 @@ export async function readAheadRows(
 }
 
 /**
+ * Random access: the scope's rows at a dated as-of from the one session's block, read on first use and
+ * kept in the store's session cache (bounded in bytes). Reads only the session's rows of the files that
+ * hold it and the open interest settled the session before; the same rules as the loop's blocks.
+ */
+export async function sessionBlockRows(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: Extract<AsOf, { kind: 'dated' }>,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<RowSource> {
+  const session = asOf.session;
+  const block = await cache.sized(
+    `session|${scope.underlying}|${scope.root ?? ''}|${session}`,
+    async () => loadBlock(sql, scope, session, session, await scopeContracts(sql, cache, scope)),
+    (block) => block.bytes,
+  );
+  return datedRows(block, session);
+}
+
+/**
  * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
  * request continues a forward loop past it; undefined when the request is not part of a loop.
  */
@@ -157,7 +189,6 @@ async function loopBlock(
     lastSession: undefined,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
-    contracts: undefined,
   }));
   const session = asOfSession(asOf);
   const previous = state.lastSession;
@@ -194,14 +225,17 @@ async function loopBlock(
     state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
     state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
   }
-  if (state.contracts === undefined) {
-    const contracts = loadContracts(sql, scope);
-    state.contracts = contracts;
-    contracts.catch(() => {
-      if (state.contracts === contracts) state.contracts = undefined;
-    });
+  let first = session;
+  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
+  let last = session;
+  for (let i = 0; i < state.ahead; i++) {
+    const next = tryNextSession(last);
+    if (next === undefined) break; // the calendar's end
+    last = next;
   }
-  const pending = loadBlock(sql, scope, session, state.ahead, await state.contracts);
+  const pending = scopeContracts(sql, cache, scope).then((contracts) =>
+    loadBlock(sql, scope, first, last, contracts),
+  );
   state.block = pending;
   pending.catch(() => {
     if (state.block === pending) state.block = undefined;
@@ -224,8 +258,9 @@ function contractIndex(contracts: readonly Contract[], optionSymbol: string): nu
 
 /** The rows an underlying has on one session: how dense its blocks are. */
 async function sessionRows(sql: SqlSession, underlying: string, session: string): Promise<number> {
+  const quotes = await sql.from('option_quotes', { underlying }, { first: session, last: session });
   const rows = await sql.value<number>(
-    'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
+    `SELECT count(*) FROM ${quotes} q WHERE underlying = $underlying AND session_date = CAST($session AS DATE)`,
     { underlying, session },
   );
   return Number(rows);
@@ -278,88 +313,106 @@ function scopeFilter(scope: Exclude<Scope, { optionSymbol: string }>): string {
   return `c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}`;
 }
 
-/** Reads the scope's contracts once for all of a loop's blocks. */
-function loadContracts(
+/** The scope's contracts, read once per data version and kept in the store's session cache. */
+function scopeContracts(
+  sql: SqlSession,
+  cache: StoreCache,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<ScopeContracts> {
+  return cache.sized(
+    `contracts|${scope.underlying}|${scope.root ?? ''}`,
+    () => loadContracts(sql, scope),
+    (contracts) => contracts.bytes,
+  );
+}
+
+/** Reads the scope's contracts (in symbol order) and indexes them. */
+async function loadContracts(
   sql: SqlSession,
   scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<Contract[]> {
-  return sql.all<Contract>(
+): Promise<ScopeContracts> {
+  const from = await sql.from('contracts', { underlying: scope.underlying });
+  const contracts = await sql.all<Contract>(
     `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
        epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
        settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
-     FROM contracts c WHERE ${scopeFilter(scope)}
+     FROM ${from} c WHERE ${scopeFilter(scope)}
      ORDER BY option_symbol`,
     scope.root === undefined
       ? { underlying: scope.underlying }
       : { underlying: scope.underlying, root: scope.root },
   );
+  const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
+  const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
+    contracts[a]!.expiration < contracts[b]!.expiration
+      ? -1
+      : contracts[a]!.expiration > contracts[b]!.expiration
+        ? 1
+        : a - b,
+  );
+  const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
+  return { contracts, ids, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
 }
 
-/** Reads a block of sessions for the scope, starting a few sessions before `session`. */
+/** About what one contract costs in memory: its object, its strings, its entries in the indexes. */
+const CONTRACT_BYTES = 400;
+
+/**
+ * Reads the scope's snapshots of the sessions `first`…`last` (and the open interest settled from the
+ * session before `first`). The rows are read in the files' own order (session, symbol, quote time) with
+ * their symbols, which the scope's contract index numbers: no join, no sort beyond the files' own.
+ */
 async function loadBlock(
   sql: SqlSession,
   scope: Exclude<Scope, { optionSymbol: string }>,
-  session: string,
-  ahead: number,
-  contracts: readonly Contract[],
+  first: string,
+  last: string,
+  known: ScopeContracts,
 ): Promise<Block> {
-  let first = session;
-  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
-  let last = session;
-  for (let i = 0; i < ahead; i++) {
-    const next = tryNextSession(last);
-    if (next === undefined) break; // the calendar's end
-    last = next;
-  }
-  // DuckDB refuses a named parameter the statement does not use, so each statement gets its own.
-  const scoped: Record<string, SqlValue> =
-    scope.root === undefined
-      ? { underlying: scope.underlying, first, last }
-      : { underlying: scope.underlying, root: scope.root, first, last };
-  // The rows refer to the contracts by their number in symbol order, as `loadContracts` read them.
-  const listed = `SELECT option_symbol, row_number() OVER (ORDER BY option_symbol) - 1 AS id FROM contracts c
-    WHERE ${scopeFilter(scope)}`;
+  const { contracts, ids, byExpiration, expirations } = known;
+  const underlying = { underlying: scope.underlying };
+  const oiFirst = previousSession(first);
+  const [quoteSource, interestSource] = await Promise.all([
+    sql.from('option_quotes', underlying, { first, last }),
+    sql.from('open_interest', underlying, { first: oiFirst, last }),
+  ]);
   const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
-  const { columns } = await sql.doubleColumns(
-    `WITH listed AS (${listed})
-     SELECT ${double('l.id')}, ${double("q.session_date - DATE '1970-01-01'")},
+  const read = await sql.typedColumns(
+    `SELECT q.option_symbol, ${double("q.session_date - DATE '1970-01-01'")},
        ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
        ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
        ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
        ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
-     FROM option_quotes q JOIN listed l ON l.option_symbol = q.option_symbol
+     FROM ${quoteSource} q
      WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
-     ORDER BY q.session_date, l.id, q.quote_time`,
-    scoped,
+     ORDER BY q.session_date, q.option_symbol, q.quote_time`,
+    { underlying: scope.underlying, first, last },
   );
-  const quotes = Object.fromEntries(QUOTE_COLUMNS.map((name, i) => [name, columns[i]!])) as QuoteColumns;
-  const interestColumns = await sql.doubleColumns(
-    `WITH listed AS (${listed})
-     SELECT ${double('l.id')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+  const quotes = numbered(read.columns, ids, QUOTE_COLUMNS) as QuoteColumns;
+  const interestRead = await sql.typedColumns(
+    `SELECT o.option_symbol, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
        ${double('epoch_ms(o.published_at) / 1000')}
-     FROM open_interest o JOIN listed l ON l.option_symbol = o.option_symbol
+     FROM ${interestSource} o
      WHERE o.underlying = $underlying
        AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
-     ORDER BY l.id, o.settled_session, o.published_at`,
-    scope.root === undefined
-      ? { underlying: scope.underlying, oiFirst: previousSession(first), last }
-      : { underlying: scope.underlying, root: scope.root, oiFirst: previousSession(first), last },
+     ORDER BY o.option_symbol, o.settled_session, o.published_at`,
+    { underlying: scope.underlying, oiFirst, last },
   );
-  const [ids, settledDays, openInterest, publishedAt] = interestColumns.columns as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ];
+  const {
+    contract: interestIds,
+    settled: settledDays,
+    openInterest,
+    publishedAt,
+  } = numbered(interestRead.columns, ids, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
   const interest = new Map<number, InterestRow[]>();
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < interestIds.length; i++) {
     const entry = {
       settledDay: settledDays[i]!,
       openInterest: nullable(openInterest[i]!),
       publishedAt: publishedAt[i]!,
     };
-    const list = interest.get(ids[i]!);
-    if (list === undefined) interest.set(ids[i]!, [entry]);
+    const list = interest.get(interestIds[i]!);
+    if (list === undefined) interest.set(interestIds[i]!, [entry]);
     else list.push(entry);
   }
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
@@ -371,14 +424,6 @@ async function loadBlock(
   quotes.contract.forEach((id, i) => {
     byContract[fill[id]!++] = i;
   });
-  const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
-    contracts[a]!.expiration < contracts[b]!.expiration
-      ? -1
-      : contracts[a]!.expiration > contracts[b]!.expiration
-        ? 1
-        : a - b,
-  );
-  const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -388,6 +433,7 @@ async function loadBlock(
       start = i;
     }
   }
+  const rows = days.length;
   return {
     first,
     last,
@@ -399,7 +445,35 @@ async function loadBlock(
     byExpiration,
     expirations,
     interest,
+    // Sixteen numbers and a row index a row, a list entry an open interest row, the per-contract offsets.
+    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength,
   };
+}
+
+/**
+ * Columns read with the contract's symbol first, as numeric columns with the contract's number first
+ * (named `names`), leaving out the rows of contracts the scope does not hold (another root's).
+ */
+function numbered<const N extends readonly string[]>(
+  columns: readonly (Float64Array | (string | null)[])[],
+  ids: ReadonlyMap<string, number>,
+  names: N,
+): Record<N[number], Float64Array> {
+  const symbols = columns[0] as (string | null)[];
+  const contract = new Float64Array(symbols.length);
+  let kept = 0;
+  for (let i = 0; i < symbols.length; i++) {
+    const id = ids.get(symbols[i]!);
+    if (id === undefined) continue;
+    contract[kept] = id;
+    // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
+    if (kept !== i)
+      for (let c = 1; c < columns.length; c++)
+        (columns[c] as Float64Array)[kept] = (columns[c] as Float64Array)[i]!;
+    kept++;
+  }
+  const out = [contract, ...columns.slice(1)].map((column) => (column as Float64Array).subarray(0, kept));
+  return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
 }
 
 /** The session after `date`, or undefined past the calendar's end. */
