@@ -52,6 +52,12 @@ export type TableSource = (
 export class SqlSession {
   /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
   tableSource: TableSource | undefined;
+  /**
+   * Set by a store reader: called once when a statement fails, before the error is thrown; when it
+   * returns true (it found and set aside a damaged file), the statement runs again, once.
+   */
+  recover: (() => Promise<boolean>) | undefined;
+  private recovering = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -94,7 +100,7 @@ export class SqlSession {
   /** Runs a statement for its effect. */
   async run(sql: string, params?: SqlParams): Promise<void> {
     try {
-      await this.connection.run(sql, params as never);
+      await this.retrying(() => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -139,7 +145,7 @@ export class SqlSession {
   async columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
     let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     try {
-      reader = await this.connection.runAndReadAll(sql, params as never);
+      reader = await this.retrying(() => this.connection.runAndReadAll(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -175,7 +181,7 @@ export class SqlSession {
     // connection runs, and concurrent requests share the connection.
     let result: Awaited<ReturnType<DuckDBConnection['run']>>;
     try {
-      result = await this.connection.run(sql, params as never);
+      result = await this.retrying(() => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -271,6 +277,26 @@ export class SqlSession {
       throw new StoreError(`append to ${table} failed: ${messageOf(cause)}`, { cause });
     } finally {
       appender.closeSync();
+    }
+  }
+
+  /** Runs `statement`; when it fails and `recover` set something right, once more. */
+  private async retrying<T>(statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement();
+    } catch (error) {
+      if (this.recover === undefined || this.recovering) throw error;
+      this.recovering = true;
+      let again: boolean;
+      try {
+        again = await this.recover();
+      } catch {
+        again = false;
+      } finally {
+        this.recovering = false;
+      }
+      if (!again) throw error;
+      return statement();
     }
   }
 

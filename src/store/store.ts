@@ -70,6 +70,7 @@ export class StoreReader {
     const reader = new StoreReader(root, sql, manifest, spill);
     await reader.defineViews();
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
+    sql.recover = () => reader.checkFooters();
     return reader;
   }
 
@@ -84,8 +85,10 @@ export class StoreReader {
   }
 
   /**
-   * The files of the pinned manifest that are missing or damaged: a query that needs one fails with a
-   * StoreError naming it, while queries of other tables and partitions answer as usual.
+   * The files of the pinned manifest known to be missing or damaged: a query that needs one fails with a
+   * StoreError naming it, while queries of other tables and partitions answer as usual. Missing files and
+   * files of the wrong size are known from opening on; a file whose footer cannot be read, once a query
+   * of its partition has tried (`pitchain verify` checks every file).
    */
   get damaged(): readonly DamagedFile[] {
     return this.unusable;
@@ -132,6 +135,7 @@ export class StoreReader {
         else damaged.push(footer);
       }
     }
+    this.noteChecked(entries, damaged);
     return `(${tableSql(this.dir, table, entries, damaged)})`;
   }
 
@@ -151,7 +155,7 @@ export class StoreReader {
    * whose every other column, and whose mere presence, raise an error naming the file. A query that
    * filters on another partition (another underlying, symbol or resolution) never reaches that row.
    */
-  private async defineViews(): Promise<void> {
+  private async defineViews(footerDamage: readonly DamagedFile[] = []): Promise<void> {
     const damaged: DamagedFile[] = [];
     for (const table of Object.keys(TABLES) as TableName[]) {
       const entries = this.current.tables[table];
@@ -162,34 +166,76 @@ export class StoreReader {
       const found = (await Promise.all(entries.map((entry) => quickCheck(this.dir, table, entry)))).filter(
         (problem) => problem !== undefined,
       );
+      // Files whose footer was found unreadable stay out while they still have their recorded size.
+      for (const problem of footerDamage) {
+        if (
+          problem.table === table &&
+          problem.problem === 'damaged' &&
+          !found.some((f) => f.path === problem.path)
+        ) {
+          found.push(problem);
+        }
+      }
       const known = new Set(found.map((f) => f.path));
       const readable = entries.filter((entry) => !known.has(entry.path));
-      // Every footer in one statement (DuckDB reads them anyway, and keeps them in its metadata cache); one
-      // by one only when that fails, to name the file whose footer cannot be read.
-      const footers = readable.map((entry) => quoteLiteral(path.join(this.dir, entry.path)));
-      const all = `SELECT count(*) FROM parquet_file_metadata([${footers.join(', ')}])`;
-      // Checked without keeping them: the metadata cache then holds only the footers queries read
-      // (keeping every footer of a large store cost some 16 MB per reader for nothing).
-      await this.sql.run('SET parquet_metadata_cache = false');
-      const readableFooters = await this.sql.value(all).then(
+      // Footers are not read here: that costs some 0.3 ms a file, and grows with the store. A query reads
+      // the footers of the files it needs; the partition queries (`partitionSql`) check them first, to
+      // name a damaged one. Only when DuckDB cannot make the view (it reads one file's schema for it) is
+      // every footer checked, one by one, to leave out the ones it cannot read.
+      const view = (left: readonly DamagedFile[]) =>
+        this.sql.run(`CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, entries, left)}`);
+      const made = await view(found).then(
         () => true,
         () => false,
       );
-      await this.sql.run('SET parquet_metadata_cache = true');
-      if (readable.length > 0 && !readableFooters) {
+      if (!made) {
         for (const entry of readable) {
           const problem = await footerCheck(this.sql, this.dir, table, entry);
-          if (problem !== undefined) found.push(problem);
+          if (problem === undefined) this.footersRead.add(entry.path);
+          else found.push(problem);
         }
+        await view(found);
       }
-      await this.sql.run(
-        `CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, entries, found)}`,
-      );
-      for (const entry of readable)
-        if (!found.some((f) => f.path === entry.path)) this.footersRead.add(entry.path);
       damaged.push(...found);
     }
     this.unusable = damaged;
+  }
+
+  /**
+   * After a failed statement: reads the footers of every file not read yet (the views' files are not
+   * checked on opening), and when one cannot be read, makes the views again without it; returns whether
+   * it found one (then the statement is worth running again).
+   */
+  async checkFooters(): Promise<boolean> {
+    const found: DamagedFile[] = [];
+    const bad = new Set(this.unusable.map((d) => d.path));
+    for (const table of Object.keys(TABLES) as TableName[]) {
+      const unread = this.current.tables[table].filter(
+        (entry) => !this.footersRead.has(entry.path) && !bad.has(entry.path),
+      );
+      if (unread.length === 0) continue;
+      // Every footer in one statement; one by one only when that fails, to name the file.
+      const list = unread.map((entry) => quoteLiteral(path.join(this.dir, entry.path))).join(', ');
+      const all = await this.sql.value(`SELECT count(*) FROM parquet_file_metadata([${list}])`).then(
+        () => true,
+        () => false,
+      );
+      for (const entry of unread) {
+        const problem = all ? undefined : await footerCheck(this.sql, this.dir, table, entry);
+        if (problem === undefined) this.footersRead.add(entry.path);
+        else found.push(problem);
+      }
+    }
+    if (found.length === 0) return false;
+    this.unusable = [...this.unusable, ...found];
+    await this.defineViews(this.unusable);
+    return true;
+  }
+
+  /** Notes what a partition query found of the files it checked, in `damaged`. */
+  private noteChecked(checked: readonly FileEntry[], found: readonly DamagedFile[]): void {
+    const paths = new Set(checked.map((entry) => entry.path));
+    this.unusable = [...this.unusable.filter((d) => !paths.has(d.path)), ...found];
   }
 }
 

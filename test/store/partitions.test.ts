@@ -121,3 +121,43 @@ describe('refresh', () => {
     }
   });
 });
+
+describe('a large partition', () => {
+  it('is kept as files of consecutive sessions, each read alone by a query of its sessions', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-chunks-'));
+    dirs.push(dir);
+    const ingest = async (batch: number) => {
+      const tx = await WriteTransaction.begin(dir, { create: true });
+      // 250 sessions of 1,100 strikes: 275,000 rows, past the rows of one file.
+      await stageSyntheticQuotes(tx.sql, { batch, sessions: 250, strikes: 1_100 });
+      await tx.commit([
+        { source: `b${batch}`, sha256: `b${batch}`, format: 'synthetic', rows: {}, rejected: 0 },
+      ]);
+    };
+    await ingest(0);
+    await ingest(1); // replaces every key: the files are merged and cut again
+    const files = (await readManifest(dir))!.tables.option_quotes;
+    expect(files.length).toBe(2);
+    expect(files.reduce((n, f) => n + f.rows, 0)).toBe(275_000);
+    const [a, b] = [...files].sort((x, y) => (x.sessions!.first < y.sessions!.first ? -1 : 1));
+    expect(a!.sessions!.last < b!.sessions!.first).toBe(true);
+    const reader = await StoreReader.open(dir);
+    try {
+      const session = b!.sessions!.first;
+      const source = await reader.partitionSql(
+        'option_quotes',
+        { underlying: 'SPY' },
+        { first: session, last: session },
+      );
+      expect(source).toContain(b!.path);
+      expect(source).not.toContain(a!.path);
+      const sessionRows = `SELECT count(*) AS n, min(bid) AS bid FROM ${source} WHERE session_date = CAST($s AS DATE)`;
+      expect(await reader.sql.all(sessionRows, { s: session })).toEqual([{ n: 1_100, bid: 15 }]);
+      expect(
+        await reader.sql.all('SELECT count(*) AS n, count(DISTINCT session_date) AS d FROM option_quotes'),
+      ).toEqual([{ n: 275_000, d: 250 }]);
+    } finally {
+      reader.close();
+    }
+  }, 120_000);
+});
