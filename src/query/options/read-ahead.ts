@@ -91,6 +91,12 @@ type Block = {
 type ScopeContracts = {
   readonly contracts: readonly Contract[];
   readonly ids: ReadonlyMap<string, number>;
+  /**
+   * The contracts' numbers by a 53-bit hash of their symbols, which DuckDB hands over as numbers (its
+   * strings cost more to read than the rest of a session's columns); undefined when two contracts of the
+   * underlying share a hash, and rows are then matched by their symbols.
+   */
+  readonly keys: ReadonlyMap<number, number> | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
   readonly bytes: number;
@@ -343,6 +349,26 @@ async function loadContracts(
       : { underlying: scope.underlying, root: scope.root },
   );
   const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
+  const params =
+    scope.root === undefined
+      ? { underlying: scope.underlying }
+      : { underlying: scope.underlying, root: scope.root };
+  const [hashed, distinct] = await Promise.all([
+    sql.doubleColumns(
+      `SELECT ${SYMBOL_KEY('c')} FROM ${from} c WHERE ${scopeFilter(scope)} ORDER BY option_symbol`,
+      params,
+    ),
+    // Every contract of the underlying, so that no row of another root can take a scope contract's hash.
+    sql.value<boolean>(
+      `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
+      { underlying: scope.underlying },
+    ),
+  ]);
+  const column = hashed.columns[0] ?? new Float64Array(0);
+  const keys =
+    distinct && column.length === contracts.length
+      ? new Map(Array.from(column, (key, id) => [key, id]))
+      : undefined;
   const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
     contracts[a]!.expiration < contracts[b]!.expiration
       ? -1
@@ -351,8 +377,11 @@ async function loadContracts(
         : a - b,
   );
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
-  return { contracts, ids, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
+  return { contracts, ids, keys, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
 }
+
+/** The 53-bit hash of a row's contract symbol, exact as a double. */
+const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
 /** About what one contract costs in memory: its object, its strings, its entries in the indexes. */
 const CONTRACT_BYTES = 400;
@@ -369,7 +398,8 @@ async function loadBlock(
   last: string,
   known: ScopeContracts,
 ): Promise<Block> {
-  const { contracts, ids, byExpiration, expirations } = known;
+  const { contracts, byExpiration, expirations } = known;
+  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
   const underlying = { underlying: scope.underlying };
   const oiFirst = previousSession(first);
   const [quoteSource, interestSource] = await Promise.all([
@@ -378,7 +408,7 @@ async function loadBlock(
   ]);
   const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
   const read = await sql.typedColumns(
-    `SELECT q.option_symbol, ${double("q.session_date - DATE '1970-01-01'")},
+    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
        ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
        ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
        ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
@@ -388,9 +418,9 @@ async function loadBlock(
      ORDER BY q.session_date, q.option_symbol, q.quote_time`,
     { underlying: scope.underlying, first, last },
   );
-  const quotes = numbered(read.columns, ids, QUOTE_COLUMNS) as QuoteColumns;
+  const quotes = numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns;
   const interestRead = await sql.typedColumns(
-    `SELECT o.option_symbol, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
        ${double('epoch_ms(o.published_at) / 1000')}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying
@@ -403,7 +433,7 @@ async function loadBlock(
     settled: settledDays,
     openInterest,
     publishedAt,
-  } = numbered(interestRead.columns, ids, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
+  } = numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
   const interest = new Map<number, InterestRow[]>();
   for (let i = 0; i < interestIds.length; i++) {
     const entry = {
@@ -451,19 +481,23 @@ async function loadBlock(
 }
 
 /**
- * Columns read with the contract's symbol first, as numeric columns with the contract's number first
+ * Columns read with the contract's symbol (or its hash) first, as numeric columns with the contract's number first
  * (named `names`), leaving out the rows of contracts the scope does not hold (another root's).
  */
 function numbered<const N extends readonly string[]>(
   columns: readonly (Float64Array | (string | null)[])[],
-  ids: ReadonlyMap<string, number>,
+  known: ScopeContracts,
   names: N,
 ): Record<N[number], Float64Array> {
-  const symbols = columns[0] as (string | null)[];
+  const symbols = columns[0]!;
+  const lookup =
+    symbols instanceof Float64Array
+      ? (i: number) => known.keys!.get(symbols[i]!)
+      : (i: number) => known.ids.get(symbols[i]!);
   const contract = new Float64Array(symbols.length);
   let kept = 0;
   for (let i = 0; i < symbols.length; i++) {
-    const id = ids.get(symbols[i]!);
+    const id = lookup(i);
     if (id === undefined) continue;
     contract[kept] = id;
     // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
