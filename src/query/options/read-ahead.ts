@@ -33,6 +33,8 @@ const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
 type SessionLoop = { from?: string; to?: string };
 /** How far past the last asked session a request still counts as the loop going on. */
 const LOOP_STRIDE_SESSIONS = 10;
+/** How many forward steps in a row make a loop (random requests at a server take one now and then). */
+const LOOP_STEPS = 2;
 
 /** One session's rows of a block: the half-open range of row indices. */
 type SessionRange = { readonly start: number; readonly end: number };
@@ -132,6 +134,8 @@ const QUOTE_COLUMNS = [
 /** What the store's cache remembers of a scope between requests. */
 type LoopState = {
   lastSession: string | undefined;
+  /** How many requests in a row each went forward by at most LOOP_STRIDE_SESSIONS sessions. */
+  forward: number;
   block: Promise<Block> | undefined;
   /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
   ahead: number;
@@ -193,12 +197,17 @@ async function loopBlock(
 ): Promise<Block | undefined> {
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
+    forward: 0,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
   }));
   const session = asOfSession(asOf);
   const previous = state.lastSession;
   state.lastSession = session;
+  // Several requests at one session (a backtest's several questions at one instant) neither make nor break it.
+  if (session !== previous) {
+    state.forward = previous !== undefined && loopContinues(previous, session) ? state.forward + 1 : 0;
+  }
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
@@ -216,7 +225,9 @@ async function loopBlock(
       LOOKBACK_SESSIONS + 1,
       Math.min(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows))),
     );
-  } else if (previous === undefined || !loopContinues(previous, session)) {
+  } else if (state.forward < LOOP_STEPS) {
+    // Random requests go forward now and then; a loop goes forward every time. Until it has, each request
+    // is answered on its own (a dated one from its session's rows).
     return undefined;
   } else if (block === undefined) {
     // The first block: as many sessions as the first budget holds at this session's density.
