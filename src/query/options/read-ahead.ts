@@ -13,7 +13,7 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { Scope } from './scope.js';
-import type { RowSource, SnapshotRow } from './snapshot-sql.js';
+import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
 
 /** Sessions a block keeps before the session that started it (a current answer may reach back). */
 const LOOKBACK_SESSIONS = 5;
@@ -87,8 +87,8 @@ type Block = {
 };
 
 /**
- * A scope's contracts, read once and shared by all its blocks: numbered in symbol order, with their
- * order by expiration and an index from symbol to number.
+ * The contracts of a block: numbered in symbol order, with their order by expiration and an index from
+ * symbol to number.
  */
 type ScopeContracts = {
   readonly contracts: readonly Contract[];
@@ -157,7 +157,9 @@ export async function readAheadRows(
     const block = await loopBlock(sql, cache, asOf, { underlying: scope.underlying });
     if (block === undefined) return undefined;
     const id = contractIndex(block.contracts, scope.optionSymbol);
-    if (id === -1) return undefined;
+    // The block holds every contract listed by its last session and not expired before its first: one
+    // it does not hold has no row at any as-of the block covers.
+    if (id === -1) return rowSource([]);
     return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
   }
   const block = await loopBlock(sql, cache, asOf, scope);
@@ -179,7 +181,8 @@ export async function sessionBlockRows(
   const session = asOf.session;
   const block = await cache.sized(
     `session|${scope.underlying}|${scope.root ?? ''}|${session}`,
-    async () => loadBlock(sql, scope, session, session, await scopeContracts(sql, cache, scope)),
+    async () =>
+      loadBlock(sql, scope, session, session, await loadContracts(sql, cache, scope, session, session)),
     (block) => block.bytes,
   );
   return datedRows(block, session);
@@ -250,7 +253,7 @@ async function loopBlock(
     if (next === undefined) break; // the calendar's end
     last = next;
   }
-  const pending = scopeContracts(sql, cache, scope).then((contracts) =>
+  const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
     loadBlock(sql, scope, first, last, contracts),
   );
   state.block = pending;
@@ -330,49 +333,73 @@ function scopeFilter(scope: Exclude<Scope, { optionSymbol: string }>): string {
   return `c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}`;
 }
 
-/** The scope's contracts, read once per data version and kept in the store's session cache. */
-function scopeContracts(
+/**
+ * Reads the scope's contracts that can answer at a session from `first` to `last` (listed by `last`, not
+ * expired before `first`: a contract's first snapshot is no earlier than its first_traded), in symbol
+ * order, and indexes them. Only those: an underlying lists a hundred thousand contracts over the years,
+ * a session a few thousand.
+ */
+async function loadContracts(
   sql: SqlSession,
   cache: StoreCache,
   scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<ScopeContracts> {
-  return cache.sized(
-    `contracts|${scope.underlying}|${scope.root ?? ''}`,
-    () => loadContracts(sql, scope),
-    (contracts) => contracts.bytes,
-  );
-}
-
-/** Reads the scope's contracts (in symbol order) and indexes them. */
-async function loadContracts(
-  sql: SqlSession,
-  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  last: string,
 ): Promise<ScopeContracts> {
   const from = await sql.from('contracts', { underlying: scope.underlying });
-  const contracts = await sql.all<Contract>(
+  const params =
+    scope.root === undefined
+      ? { underlying: scope.underlying, first, last }
+      : { underlying: scope.underlying, root: scope.root, first, last };
+  const where = `${scopeFilter(scope)} AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)`;
+  const read = await sql.all<Contract>(
     `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
        epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
        settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
-     FROM ${from} c WHERE ${scopeFilter(scope)}
+     FROM ${from} c WHERE ${where}
      ORDER BY option_symbol`,
-    scope.root === undefined
-      ? { underlying: scope.underlying }
-      : { underlying: scope.underlying, root: scope.root },
+    params,
   );
+  // One object shape, and each text but the symbol shared between contracts (a store lists a hundred
+  // thousand contracts of an underlying over the years: their repeated dates and roots add up).
+  const text = new Map<string, string>();
+  const intern = (value: string) => {
+    const found = text.get(value);
+    if (found !== undefined) return found;
+    text.set(value, value);
+    return value;
+  };
+  const contracts: Contract[] = read.map((c) => ({
+    option_symbol: c.option_symbol,
+    underlying: intern(c.underlying),
+    root: intern(c.root),
+    expiration: intern(c.expiration),
+    expiration_time: c.expiration_time,
+    side: c.side,
+    strike: c.strike,
+    settlement: c.settlement,
+    monthly: c.monthly,
+    weekly: c.weekly,
+    quarterly: c.quarterly,
+    nonstandard: c.nonstandard,
+    first_traded: intern(c.first_traded),
+  }));
   const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
-  const params =
-    scope.root === undefined
-      ? { underlying: scope.underlying }
-      : { underlying: scope.underlying, root: scope.root };
   const [hashed, distinct] = await Promise.all([
     sql.doubleColumns(
-      `SELECT ${SYMBOL_KEY('c')} FROM ${from} c WHERE ${scopeFilter(scope)} ORDER BY option_symbol`,
+      `SELECT ${SYMBOL_KEY('c')} FROM ${from} c WHERE ${where} ORDER BY option_symbol`,
       params,
     ),
-    // Every contract of the underlying, so that no row of another root can take a scope contract's hash.
-    sql.value<boolean>(
-      `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
-      { underlying: scope.underlying },
+    // Over every contract of the underlying (once per data version), so that no row of another contract
+    // can take one of these contracts' hash.
+    cache.sized(
+      `symbol-hashes-distinct|${scope.underlying}`,
+      () =>
+        sql.value<boolean>(
+          `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
+          { underlying: scope.underlying },
+        ),
+      () => 64,
     ),
   ]);
   const column = hashed.columns[0] ?? new Float64Array(0);
@@ -394,8 +421,11 @@ async function loadContracts(
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
 const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
-/** About what one contract costs in memory: its object, its strings, its entries in the indexes. */
-const CONTRACT_BYTES = 400;
+/**
+ * About what one contract costs in memory: its object, its symbol, its entries in the two indexes and
+ * the expiration order (measured: 120,000 SPY contracts of the chain bench store).
+ */
+const CONTRACT_BYTES = 600;
 
 /**
  * Reads the scope's snapshots of the sessions `first`…`last` (and the open interest settled from the
@@ -487,7 +517,7 @@ async function loadBlock(
     expirations,
     interest,
     // Sixteen numbers and a row index a row, a list entry an open interest row, the per-contract offsets.
-    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength,
+    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength + known.bytes,
   };
 }
 
