@@ -352,10 +352,11 @@ async function loadContracts(
       ? { underlying: scope.underlying, first, last }
       : { underlying: scope.underlying, root: scope.root, first, last };
   const where = `${scopeFilter(scope)} AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)`;
-  const read = await sql.all<Contract>(
+  const read = await sql.all<Contract & { symbol_key: number }>(
     `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
        epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
-       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
+       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded,
+       ${SYMBOL_KEY('c')} AS symbol_key
      FROM ${from} c WHERE ${where}
      ORDER BY option_symbol`,
     params,
@@ -385,28 +386,18 @@ async function loadContracts(
     first_traded: intern(c.first_traded),
   }));
   const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
-  const [hashed, distinct] = await Promise.all([
-    sql.doubleColumns(
-      `SELECT ${SYMBOL_KEY('c')} FROM ${from} c WHERE ${where} ORDER BY option_symbol`,
-      params,
-    ),
-    // Over every contract of the underlying (once per data version), so that no row of another contract
-    // can take one of these contracts' hash.
-    cache.sized(
-      `symbol-hashes-distinct|${scope.underlying}`,
-      () =>
-        sql.value<boolean>(
-          `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
-          { underlying: scope.underlying },
-        ),
-      () => 64,
-    ),
-  ]);
-  const column = hashed.columns[0] ?? new Float64Array(0);
-  const keys =
-    distinct && column.length === contracts.length
-      ? new Map(Array.from(column, (key, id) => [key, id]))
-      : undefined;
+  // Over every contract of the underlying (once per data version), so that no row of another contract
+  // can take one of these contracts' hash.
+  const distinct = await cache.sized(
+    `symbol-hashes-distinct|${scope.underlying}`,
+    () =>
+      sql.value<boolean>(
+        `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
+        { underlying: scope.underlying },
+      ),
+    () => 64,
+  );
+  const keys = distinct ? new Map(read.map((c, id) => [Number(c.symbol_key), id])) : undefined;
   const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
     contracts[a]!.expiration < contracts[b]!.expiration
       ? -1
