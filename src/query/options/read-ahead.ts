@@ -98,7 +98,7 @@ type ScopeContracts = {
    * strings cost more to read than the rest of a session's columns); undefined when two contracts of the
    * underlying share a hash, and rows are then matched by their symbols.
    */
-  readonly keys: ReadonlyMap<number, number> | undefined;
+  readonly keys: { get(key: number): number | undefined } | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
   readonly bytes: number;
@@ -328,16 +328,100 @@ function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
   return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 
-/** The scope's contracts as a block numbers them: by symbol. */
-function scopeFilter(scope: Exclude<Scope, { optionSymbol: string }>): string {
-  return `c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}`;
+/**
+ * An underlying's contracts, read once per data version into compact columns in symbol order (an
+ * underlying lists a hundred thousand contracts over the years; a block needs the few thousand alive in
+ * its sessions, made into objects from here).
+ */
+type ContractTable = {
+  readonly underlying: string;
+  readonly symbols: readonly string[];
+  /** Per contract: its root's index in `roots`. */
+  readonly root: Uint16Array;
+  readonly roots: readonly string[];
+  readonly expirationDay: Float64Array;
+  readonly expirationTime: Float64Array;
+  readonly strike: Float64Array;
+  readonly firstTradedDay: Float64Array;
+  /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
+  readonly flags: Float64Array;
+  /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
+  readonly keys: ReadonlyMap<number, number> | undefined;
+  readonly bytes: number;
+};
+
+const CALL = 1;
+const AM = 2;
+const MONTHLY = 4;
+const WEEKLY = 8;
+const QUARTERLY = 16;
+const NONSTANDARD = 32;
+
+/** The underlying's contract table, from the session cache or read. */
+function contractTable(sql: SqlSession, cache: StoreCache, underlying: string): Promise<ContractTable> {
+  return cache.sized(
+    `contracts|${underlying}`,
+    () => readContractTable(sql, underlying),
+    (table) => table.bytes,
+  );
+}
+
+async function readContractTable(sql: SqlSession, underlying: string): Promise<ContractTable> {
+  const from = await sql.from('contracts', { underlying });
+  const day = (column: string) => `CAST(${column} - DATE '1970-01-01' AS DOUBLE)`;
+  const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${bit} ELSE 0 END`;
+  const { columns } = await sql.typedColumns(
+    `SELECT option_symbol, root, ${day('expiration')}, CAST(epoch_ms(expiration_time) / 1000 AS DOUBLE),
+       CAST(strike AS DOUBLE), ${day('first_traded')},
+       CAST(${[
+         flag("side = 'call'", CALL),
+         flag("settlement = 'AM'", AM),
+         flag('monthly', MONTHLY),
+         flag('weekly', WEEKLY),
+         flag('quarterly', QUARTERLY),
+         flag('nonstandard', NONSTANDARD),
+       ].join(' + ')} AS DOUBLE),
+       ${SYMBOL_KEY('c')}
+     FROM ${from} c WHERE c.underlying = $underlying ORDER BY option_symbol`,
+    { underlying },
+  );
+  const symbols = (columns[0] ?? []) as string[];
+  const rootTexts = (columns[1] ?? []) as string[];
+  const [expirationDay, expirationTime, strike, firstTradedDay, flags, hashes] = columns
+    .slice(2)
+    .map((column) => column as Float64Array);
+  const roots: string[] = [];
+  const rootIndex = new Map<string, number>();
+  const root = new Uint16Array(symbols.length);
+  rootTexts.forEach((text, i) => {
+    let index = rootIndex.get(text);
+    if (index === undefined) {
+      index = roots.push(text) - 1;
+      rootIndex.set(text, index);
+    }
+    root[i] = index;
+  });
+  const keys = new Map<number, number>();
+  for (let i = 0; i < symbols.length; i++) keys.set(hashes![i]!, i);
+  return {
+    underlying,
+    symbols,
+    root,
+    roots,
+    expirationDay: expirationDay ?? new Float64Array(0),
+    expirationTime: expirationTime ?? new Float64Array(0),
+    strike: strike ?? new Float64Array(0),
+    firstTradedDay: firstTradedDay ?? new Float64Array(0),
+    flags: flags ?? new Float64Array(0),
+    keys: keys.size === symbols.length ? keys : undefined,
+    bytes: symbols.length * CONTRACT_TABLE_BYTES,
+  };
 }
 
 /**
- * Reads the scope's contracts that can answer at a session from `first` to `last` (listed by `last`, not
+ * The scope's contracts that can answer at a session from `first` to `last` (listed by `last`, not
  * expired before `first`: a contract's first snapshot is no earlier than its first_traded), in symbol
- * order, and indexes them. Only those: an underlying lists a hundred thousand contracts over the years,
- * a session a few thousand.
+ * order, made into objects and indexed for one block.
  */
 async function loadContracts(
   sql: SqlSession,
@@ -346,58 +430,35 @@ async function loadContracts(
   first: string,
   last: string,
 ): Promise<ScopeContracts> {
-  const from = await sql.from('contracts', { underlying: scope.underlying });
-  const params =
-    scope.root === undefined
-      ? { underlying: scope.underlying, first, last }
-      : { underlying: scope.underlying, root: scope.root, first, last };
-  const where = `${scopeFilter(scope)} AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)`;
-  const read = await sql.all<Contract & { symbol_key: number }>(
-    `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
-       epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
-       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded,
-       ${SYMBOL_KEY('c')} AS symbol_key
-     FROM ${from} c WHERE ${where}
-     ORDER BY option_symbol`,
-    params,
-  );
-  // One object shape, and each text but the symbol shared between contracts (a store lists a hundred
-  // thousand contracts of an underlying over the years: their repeated dates and roots add up).
-  const text = new Map<string, string>();
-  const intern = (value: string) => {
-    const found = text.get(value);
-    if (found !== undefined) return found;
-    text.set(value, value);
-    return value;
-  };
-  const contracts: Contract[] = read.map((c) => ({
-    option_symbol: c.option_symbol,
-    underlying: intern(c.underlying),
-    root: intern(c.root),
-    expiration: intern(c.expiration),
-    expiration_time: c.expiration_time,
-    side: c.side,
-    strike: c.strike,
-    settlement: c.settlement,
-    monthly: c.monthly,
-    weekly: c.weekly,
-    quarterly: c.quarterly,
-    nonstandard: c.nonstandard,
-    first_traded: intern(c.first_traded),
-  }));
+  const table = await contractTable(sql, cache, scope.underlying);
+  const firstDay = dayNumberOfIso(first);
+  const lastDay = dayNumberOfIso(last);
+  const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
+  const picked: number[] = [];
+  for (let i = 0; i < table.symbols.length; i++) {
+    if (scope.root !== undefined && table.root[i] !== root) continue;
+    if (table.expirationDay[i]! >= firstDay && table.firstTradedDay[i]! <= lastDay) picked.push(i);
+  }
+  const global = Int32Array.from(picked);
+  const contracts: Contract[] = picked.map((i) => {
+    const flags = table.flags[i]!;
+    return {
+      option_symbol: table.symbols[i]!,
+      underlying: table.underlying,
+      root: table.roots[table.root[i]!]!,
+      expiration: isoDateOfDay(table.expirationDay[i]!),
+      expiration_time: table.expirationTime[i]!,
+      side: flags & CALL ? 'call' : 'put',
+      strike: table.strike[i]!,
+      settlement: flags & AM ? 'AM' : 'PM',
+      monthly: (flags & MONTHLY) !== 0,
+      weekly: (flags & WEEKLY) !== 0,
+      quarterly: (flags & QUARTERLY) !== 0,
+      nonstandard: (flags & NONSTANDARD) !== 0,
+      first_traded: isoDateOfDay(table.firstTradedDay[i]!),
+    };
+  });
   const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
-  // Over every contract of the underlying (once per data version), so that no row of another contract
-  // can take one of these contracts' hash.
-  const distinct = await cache.sized(
-    `symbol-hashes-distinct|${scope.underlying}`,
-    () =>
-      sql.value<boolean>(
-        `SELECT count(*) = count(DISTINCT ${SYMBOL_KEY('c')}) FROM ${from} c WHERE c.underlying = $underlying`,
-        { underlying: scope.underlying },
-      ),
-    () => 64,
-  );
-  const keys = distinct ? new Map(read.map((c, id) => [Number(c.symbol_key), id])) : undefined;
   const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
     contracts[a]!.expiration < contracts[b]!.expiration
       ? -1
@@ -406,17 +467,35 @@ async function loadContracts(
         : a - b,
   );
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
+  // A row's hash names a contract of the table; its number in this block is its place among the picked.
+  const keys =
+    table.keys === undefined
+      ? undefined
+      : {
+          get(key: number): number | undefined {
+            const index = table.keys!.get(key);
+            if (index === undefined) return undefined;
+            let low = 0;
+            let high = global.length;
+            while (low < high) {
+              const middle = (low + high) >>> 1;
+              if (global[middle]! < index) low = middle + 1;
+              else high = middle;
+            }
+            return global[low] === index ? low : undefined;
+          },
+        };
   return { contracts, ids, keys, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
 const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
-/**
- * About what one contract costs in memory: its object, its symbol, its entries in the two indexes and
- * the expiration order (measured: 120,000 SPY contracts of the chain bench store).
- */
-const CONTRACT_BYTES = 600;
+/** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
+const CONTRACT_TABLE_BYTES = 200;
+
+/** About what one contract of a block costs: its object, its entries in the block's indexes. */
+const CONTRACT_BYTES = 300;
 
 /**
  * Reads the scope's snapshots of the sessions `first`…`last` (and the open interest settled from the
