@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { type DamagedFile, describeDamage, footerCheck, quickCheck } from './integrity.js';
+import { type DamagedFile, describeDamage, footerCheck, quickCheck, quickCheckSync } from './integrity.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { readManifest } from './manifest.js';
 import { readParquetSql } from './parquet.js';
@@ -163,9 +163,9 @@ export class StoreReader {
         await this.sql.run(`CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, [], [])}`);
         continue;
       }
-      const found = (await Promise.all(entries.map((entry) => quickCheck(this.dir, table, entry)))).filter(
-        (problem) => problem !== undefined,
-      );
+      const found = entries
+        .map((entry) => quickCheckSync(this.dir, table, entry))
+        .filter((problem) => problem !== undefined);
       // Files whose footer was found unreadable stay out while they still have their recorded size.
       for (const problem of footerDamage) {
         if (
