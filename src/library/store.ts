@@ -49,6 +49,8 @@ export type OpenOptions = ReaderOptions & {
    * none; `vendor` (default): the service's own rule.
    */
   readonly greeks?: GreeksSource;
+  /** The bytes the session cache (sessions' rows read, shared by loops and random requests) may hold. */
+  readonly sessionCacheBytes?: number;
 };
 
 /** A stock split: on `exDate` one share of `symbol` became `ratio` shares. */
@@ -92,7 +94,7 @@ export class Store {
 
   /** Opens the store in `dir` read-only. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Store> {
-    const { now, accounts, ledgerFile, token, greeks, ...readerOptions } = options;
+    const { now, accounts, ledgerFile, token, greeks, sessionCacheBytes, ...readerOptions } = options;
     const clock = clockFor(now);
     const reader = await StoreReader.open(dir, readerOptions);
     try {
@@ -100,7 +102,10 @@ export class Store {
         accounts === undefined || accounts instanceof AccountBook
           ? accounts
           : await AccountBook.load(accounts);
-      const cache = new StoreCache(() => reader.dataVersion);
+      const cache = new StoreCache(
+        () => reader.dataVersion,
+        sessionCacheBytes === undefined ? {} : { sessionCacheBytes },
+      );
       const api = new Api({
         sql: reader.sql,
         cache,

@@ -11,6 +11,11 @@ const DERIVED_CAPACITY = 4;
 const STATE_CAPACITY = 4;
 /** How many responses the response cache keeps. */
 const RESPONSE_CAPACITY = 2_000;
+/**
+ * How many bytes the session cache keeps by default (sessions' rows and the contracts they refer to): a
+ * reader's DuckDB is limited to 256 MB, and a process of both stays within 512 MB.
+ */
+export const DEFAULT_SESSION_CACHE_BYTES = 128 * 2 ** 20;
 
 /** A least-recently-used map of bounded size. */
 class Lru<V> {
@@ -42,16 +47,108 @@ class Lru<V> {
   }
 }
 
+/**
+ * A least-recently-used map bounded in bytes: each value's size is known once it is computed; the oldest
+ * values go until the rest fit (a value larger than the whole budget is handed out but not kept).
+ */
+class SizedLru {
+  private readonly entries = new Map<string, { value: Promise<unknown>; bytes: number }>();
+  private total = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get(key: string): Promise<unknown> | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps a pending value (counted as 0 bytes until it is known). */
+  set(key: string, value: Promise<unknown>): void {
+    this.delete(key);
+    this.entries.set(key, { value, bytes: 0 });
+  }
+
+  /** Records the size of a kept value, then lets the oldest go until the total fits. */
+  sized(key: string, value: Promise<unknown>, bytes: number): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.value !== value) return;
+    this.total += bytes - entry.bytes;
+    entry.bytes = bytes;
+    for (const [oldest, { bytes: size }] of this.entries) {
+      if (this.total <= this.capacity) break;
+      // Pending values cost nothing yet and are being waited for: they stay.
+      if (size === 0 && oldest !== key) continue;
+      this.entries.delete(oldest);
+      this.total -= size;
+    }
+  }
+
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.total -= entry.bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+}
+
+/** Options of a store's cache. */
+export type StoreCacheOptions = {
+  /** The bytes the session cache may hold (default {@link DEFAULT_SESSION_CACHE_BYTES}). */
+  readonly sessionCacheBytes?: number;
+};
+
 /** The cache of one opened store, valid for one data version at a time. */
 export class StoreCache {
   private version: string;
   private readonly derived = new Lru<Promise<unknown>>(DERIVED_CAPACITY);
   private readonly responses = new Lru<unknown>(RESPONSE_CAPACITY);
   private readonly states = new Lru<unknown>(STATE_CAPACITY);
+  private readonly sessions: SizedLru;
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
-  constructor(private readonly dataVersion: () => string) {
+  constructor(
+    private readonly dataVersion: () => string,
+    options: StoreCacheOptions = {},
+  ) {
     this.version = dataVersion();
+    this.sessions = new SizedLru(options.sessionCacheBytes ?? DEFAULT_SESSION_CACHE_BYTES);
+  }
+
+  /** The bytes the session cache holds now. */
+  get sessionCacheBytes(): number {
+    return this.sessions.bytes;
+  }
+
+  /**
+   * The session cache: a value read from the store (a session's rows, a scope's contracts), computed once
+   * per key and version and kept while the values used since fit in the cache's bytes; `bytesOf` tells
+   * what a value holds. Loops and random requests share it. A failed computation is not kept.
+   */
+  sized<T>(key: string, compute: () => Promise<T>, bytesOf: (value: T) => number): Promise<T> {
+    this.sync();
+    const found = this.sessions.get(key);
+    if (found !== undefined) return found as Promise<T>;
+    const pending = compute();
+    this.sessions.set(key, pending);
+    pending.then(
+      (value) => this.sessions.sized(key, pending, bytesOf(value)),
+      () => {
+        if (this.sessions.get(key) === pending) this.sessions.delete(key);
+      },
+    );
+    return pending;
   }
 
   /** The data version the entries belong to. */
@@ -109,5 +206,6 @@ export class StoreCache {
     this.derived.clear();
     this.responses.clear();
     this.states.clear();
+    this.sessions.clear();
   }
 }

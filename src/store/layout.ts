@@ -5,8 +5,8 @@ import { quoteLiteral } from './sql.js';
 
 export const TABLES_DIR = 'tables';
 
-/** The date column each table's `year` partition is taken from. */
-const YEAR_COLUMN: Partial<Record<TableName, string>> = {
+/** The date column each table's `year` partition is taken from: its session column. */
+export const YEAR_COLUMN: Partial<Record<TableName, string>> = {
   option_quotes: 'session_date',
   open_interest: 'settled_session',
   stock_bars: 'session_date',

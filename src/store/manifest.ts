@@ -20,6 +20,12 @@ export type FileEntry = {
   rows: number;
   bytes: number;
   partition: Record<string, string>;
+  /**
+   * The first and last session (Eastern dates) of the file's rows, for tables with a session column:
+   * readers skip files whose sessions a query does not need. Absent in stores written before it was
+   * recorded (such a file is read whenever its partition is).
+   */
+  sessions?: { first: string; last: string };
 };
 
 /** What one ingest brought in. `ingestedAt` is informational and not part of the data version. */

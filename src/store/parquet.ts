@@ -8,6 +8,15 @@ import { quoteLiteral } from './sql.js';
 /** Parquet writer options: zstd, row groups small enough that one session prunes to few of them. */
 export const PARQUET_OPTIONS = 'FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 9, ROW_GROUP_SIZE 65536';
 
+/**
+ * Rows of a row group of the tables read a session at a time. Rows are sorted by session, so a session's
+ * rows are contiguous and a query of one session decodes only the row groups its rows lie in: at 8,192
+ * rows a session of the sample (about 500 rows an underlying) decodes one or two row groups instead of a
+ * 65,536-row one, 5.7 ms instead of 12.5 for its SPY chain, for 6 % more bytes (16,384: 6.1 ms, +3 %;
+ * 4,096: 6.4 ms, +11 %).
+ */
+const SESSION_ROW_GROUP = 8192;
+
 /** Columns with more than 100 bytes of distinct values are written as plain pages, not dictionaries. */
 const SMALL_DICTIONARIES = 'DICTIONARY_SIZE_LIMIT 100';
 
@@ -22,9 +31,9 @@ const SMALL_DICTIONARIES = 'DICTIONARY_SIZE_LIMIT 100';
 export function parquetOptions(table: TableName): string {
   switch (table) {
     case 'option_quotes':
-      return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE 65536, ${SMALL_DICTIONARIES}`;
+      return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE ${SESSION_ROW_GROUP}, ${SMALL_DICTIONARIES}`;
     case 'open_interest':
-      return `${PARQUET_OPTIONS}, ${SMALL_DICTIONARIES}`;
+      return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 9, ROW_GROUP_SIZE ${SESSION_ROW_GROUP}, ${SMALL_DICTIONARIES}`;
     default:
       return PARQUET_OPTIONS;
   }

@@ -19,6 +19,7 @@ import {
   timestampTZValue,
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
+import type { TableName } from './schema.js';
 
 /** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
 const LITTLE_ENDIAN = os.endianness() === 'LE';
@@ -37,8 +38,27 @@ export type SqlOptions = {
   tempDirectory?: string;
 };
 
+/** Sessions a query reads, first to last (Eastern dates); either end may be open. */
+export type SessionRange = { readonly first?: string; readonly last?: string };
+
+/** Makes the table expression of one partition of a table (see `SqlSession.from`). */
+export type TableSource = (
+  table: TableName,
+  partition: Readonly<Record<string, string>>,
+  sessions?: SessionRange,
+) => Promise<string>;
+
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
+  /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
+  tableSource: TableSource | undefined;
+  /**
+   * Set by a store reader: called once when a statement fails, before the error is thrown; when it
+   * returns true (it found and set aside a damaged file), the statement runs again, once.
+   */
+  recover: (() => Promise<boolean>) | undefined;
+  private recovering = false;
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
@@ -64,10 +84,23 @@ export class SqlSession {
     return new SqlSession(this.instance, await this.instance.connect(), false);
   }
 
+  /**
+   * A table expression for the rows of `table` in one partition (some or all of its partition keys) and,
+   * optionally, a range of sessions: over a store reader, only the files that may hold them; elsewhere
+   * (a writer's staged tables) the table itself. Callers still filter on the same columns.
+   */
+  from(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): Promise<string> {
+    return this.tableSource?.(table, partition, sessions) ?? Promise.resolve(quoteIdentifier(table));
+  }
+
   /** Runs a statement for its effect. */
   async run(sql: string, params?: SqlParams): Promise<void> {
     try {
-      await this.connection.run(sql, params as never);
+      await this.retrying(() => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -112,7 +145,7 @@ export class SqlSession {
   async columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
     let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     try {
-      reader = await this.connection.runAndReadAll(sql, params as never);
+      reader = await this.retrying(() => this.connection.runAndReadAll(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -130,18 +163,35 @@ export class SqlSession {
     sql: string,
     params?: SqlParams,
   ): Promise<{ names: string[]; columns: Float64Array[] }> {
+    const { names, columns } = await this.typedColumns(sql, params);
+    const bad = columns.findIndex((column) => !(column instanceof Float64Array));
+    if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
+    return { names, columns: columns as Float64Array[] };
+  }
+
+  /**
+   * Runs a query whose columns are DOUBLE or VARCHAR: DOUBLE columns come back as Float64Arrays (NULL as
+   * NaN), VARCHAR ones as arrays of strings (NULL as null), read straight from DuckDB's vectors.
+   */
+  async typedColumns(
+    sql: string,
+    params?: SqlParams,
+  ): Promise<{ names: string[]; columns: (Float64Array | (string | null)[])[] }> {
     // Materialized, not streamed: a streamed result is cut short, silently, by the next statement the
     // connection runs, and concurrent requests share the connection.
     let result: Awaited<ReturnType<DuckDBConnection['run']>>;
     try {
-      result = await this.connection.run(sql, params as never);
+      result = await this.retrying(() => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
     const names = result.columnNames();
     const types = result.columnTypes();
-    const bad = types.findIndex((type) => type.typeId !== DuckDBTypeId.DOUBLE);
-    if (bad >= 0) throw new StoreError(`doubleColumns: column ${names[bad]} is not DOUBLE`, { sql });
+    const bad = types.findIndex(
+      (type) => type.typeId !== DuckDBTypeId.DOUBLE && type.typeId !== DuckDBTypeId.VARCHAR,
+    );
+    if (bad >= 0)
+      throw new StoreError(`typedColumns: column ${names[bad]} is neither DOUBLE nor VARCHAR`, { sql });
     const chunks = [];
     let rows = 0;
     for (let i = 0; i < result.chunkCount; i++) {
@@ -150,16 +200,24 @@ export class SqlSession {
       chunks.push(chunk);
       rows += chunk.rowCount;
     }
-    const columns = names.map(() => new Float64Array(rows));
+    const columns = types.map((type) =>
+      type.typeId === DuckDBTypeId.VARCHAR ? new Array<string | null>(rows) : new Float64Array(rows),
+    );
     let offset = 0;
     for (const chunk of chunks) {
       const count = chunk.rowCount;
       for (let c = 0; c < names.length; c++) {
+        const column = columns[c]!;
+        if (!(column instanceof Float64Array)) {
+          const vector = chunk.getColumnVector(c) as unknown as { getItem(i: number): string | null };
+          for (let i = 0; i < count; i++) column[offset + i] = vector.getItem(i);
+          continue;
+        }
         const vector = chunk.getColumnVector(c) as unknown as {
           items: Float64Array;
           validity: { data: BigUint64Array | null; offset: number };
         };
-        const target = columns[c]!;
+        const target = column;
         target.set(vector.items.subarray(0, count), offset);
         // The validity mask read as 32-bit words (the driver's per-item check goes through BigInt);
         // no mask at all means every value is valid.
@@ -219,6 +277,26 @@ export class SqlSession {
       throw new StoreError(`append to ${table} failed: ${messageOf(cause)}`, { cause });
     } finally {
       appender.closeSync();
+    }
+  }
+
+  /** Runs `statement`; when it fails and `recover` set something right, once more. */
+  private async retrying<T>(statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement();
+    } catch (error) {
+      if (this.recover === undefined || this.recovering) throw error;
+      this.recovering = true;
+      let again: boolean;
+      try {
+        again = await this.recover();
+      } catch {
+        again = false;
+      } finally {
+        this.recovering = false;
+      }
+      if (!again) throw error;
+      return statement();
     }
   }
 

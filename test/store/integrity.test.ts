@@ -70,10 +70,21 @@ describe('a missing or damaged store file', () => {
     await damageFooter(path.join(dir, contracts.path));
     const reader = await StoreReader.open(dir);
     try {
+      // A missing file is known on opening; an unreadable footer once a query of its partition tries it
+      // (opening reads no footer: that would grow with the store).
+      expect(reader.damaged.map((d) => [d.path, d.problem])).toEqual([[quotes.path, 'missing']]);
+      const spyContracts = await reader.partitionSql('contracts', { underlying: 'SPY' });
       expect(reader.damaged.map((d) => [d.path, d.problem])).toEqual([
         [quotes.path, 'missing'],
         [contracts.path, 'damaged'],
       ]);
+      await expect(reader.sql.value(`SELECT count(*) FROM ${spyContracts}`)).rejects.toThrow(contracts.path);
+      expect(
+        await count(
+          reader,
+          `SELECT count(*) FROM ${await reader.partitionSql('contracts', { underlying: 'QQQ' })}`,
+        ),
+      ).toBe(10);
       expect(await count(reader, "SELECT count(*) FROM option_quotes WHERE underlying = 'SPY'")).toBe(30);
       expect(await count(reader, "SELECT count(*) FROM contracts WHERE underlying = 'QQQ'")).toBe(10);
       const chain = `SELECT count(*) FROM option_quotes q WHERE q.underlying = $u AND q.session_date = DATE '2024-01-03'

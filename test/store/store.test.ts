@@ -207,10 +207,22 @@ describe('staging beyond its memory limit', () => {
     expect(spilled.length).toBeGreaterThan(0);
     for (const { path: file } of spilled)
       expect(file.startsWith(path.join(dir, SPILL_DIR) + path.sep)).toBe(true);
-    const limited = (await tx.commit([source(0)])).dataVersion;
+    await tx.commit([source(0)]);
     expect(await fs.readdir(dir)).not.toContain(SPILL_DIR);
-    const unlimited = await stage(await tempStore());
-    expect((await unlimited.commit([source(0)])).dataVersion).toBe(limited);
+    const other = await tempStore();
+    const unlimited = await stage(other);
+    await unlimited.commit([source(0)]);
+    // The same rows. The files' bytes may differ: under its memory limit DuckDB may
+    // write the last rows as one row group where it otherwise writes two.
+    const rows = async (store: string) => {
+      const reader = await StoreReader.open(store);
+      try {
+        return await reader.sql.all('SELECT count(*) AS n, sum(hash(q)) AS digest FROM option_quotes q');
+      } finally {
+        reader.close();
+      }
+    };
+    expect(await rows(dir)).toEqual(await rows(other));
   }, 60_000);
 
   it('spills what a reader cannot hold under the system temporary directory, and removes it on close', async () => {

@@ -23,7 +23,7 @@ async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> 
   if (closed !== undefined) return closed;
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
   const params = parseParams(expirationsSchema, ctx.query);
-  const universe = answerRowsSql(ctx.asOf, scope);
+  const universe = await answerRowsSql(ctx.sql, ctx.asOf, scope);
   const where = [params.nonstandard === true ? 'TRUE' : 'NOT nonstandard'];
   if (params.strike !== undefined) where.push('strike = CAST($strike AS DECIMAL(12,3))');
   const rows = await ctx.sql.all<{ expiration: string; updated: number }>(

@@ -23,7 +23,7 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
   const { scope, underlying, root } = scopeOfSymbol(ctx.path['underlying']);
   const params = parseStrikes(ctx.query, ctx.nowSeconds);
   const expiration = params.expiration === 'all' ? undefined : params.expiration;
-  const universe = answerRowsSql(ctx.asOf, scope);
+  const universe = await answerRowsSql(ctx.sql, ctx.asOf, scope);
   const rows = await ctx.sql.all<{ expiration: string; strike: number; updated: number }>(
     `${universe.sql}
      SELECT expiration, strike, max(quote_time) AS updated FROM answer_rows

@@ -1,95 +1,65 @@
 /** The option row's output columns: keys, human keys and kinds in the service's order, and their values. */
+import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../pit/known-at.js';
 import type { Field, FieldKind } from '../types.js';
 import type { OptionRecord, OptionValues } from './records.js';
 
-/** Keys, human keys (api-reference §7) and kinds of the option row, in the service's order. */
-export const OPTION_COLUMNS: readonly { key: keyof OptionValues; human: string; kind: FieldKind }[] = [
-  { key: 'optionSymbol', human: 'Symbol', kind: 'string' },
-  { key: 'underlying', human: 'Underlying', kind: 'string' },
-  { key: 'expiration', human: 'Expiration Date', kind: 'instant' },
-  { key: 'side', human: 'Option Side', kind: 'string' },
-  { key: 'strike', human: 'Strike', kind: 'number' },
-  { key: 'firstTraded', human: 'First Traded', kind: 'instant' },
-  { key: 'dte', human: 'Days To Expiration', kind: 'integer' },
-  { key: 'updated', human: 'Date', kind: 'instant' },
-  { key: 'bid', human: 'Bid', kind: 'number' },
-  { key: 'bidSize', human: 'Bid Size', kind: 'integer' },
-  { key: 'mid', human: 'Mid', kind: 'number' },
-  { key: 'ask', human: 'Ask', kind: 'number' },
-  { key: 'askSize', human: 'Ask Size', kind: 'integer' },
-  { key: 'last', human: 'Last', kind: 'number' },
-  { key: 'openInterest', human: 'Open Interest', kind: 'integer' },
-  { key: 'volume', human: 'Volume', kind: 'integer' },
-  { key: 'inTheMoney', human: 'In The Money', kind: 'boolean' },
-  { key: 'intrinsicValue', human: 'Intrinsic Value', kind: 'number' },
-  { key: 'extrinsicValue', human: 'Extrinsic Value', kind: 'number' },
-  { key: 'underlyingPrice', human: 'Underlying Price', kind: 'number' },
-  { key: 'iv', human: 'IV', kind: 'number' },
-  { key: 'delta', human: 'Delta', kind: 'number' },
-  { key: 'gamma', human: 'Gamma', kind: 'number' },
-  { key: 'theta', human: 'Theta', kind: 'number' },
-  { key: 'vega', human: 'Vega', kind: 'number' },
-];
+/**
+ * Every field of the service's option row, in the service's order, with its human key (api-reference §7)
+ * and kind: the one list of option fields. `satisfies` makes a field of {@link OptionValues} missing here,
+ * or one here that is not a field, a type error.
+ */
+export const OPTION_FIELDS = {
+  optionSymbol: { human: 'Symbol', kind: 'string' },
+  underlying: { human: 'Underlying', kind: 'string' },
+  expiration: { human: 'Expiration Date', kind: 'instant' },
+  side: { human: 'Option Side', kind: 'string' },
+  strike: { human: 'Strike', kind: 'number' },
+  firstTraded: { human: 'First Traded', kind: 'instant' },
+  dte: { human: 'Days To Expiration', kind: 'integer' },
+  updated: { human: 'Date', kind: 'instant' },
+  bid: { human: 'Bid', kind: 'number' },
+  bidSize: { human: 'Bid Size', kind: 'integer' },
+  mid: { human: 'Mid', kind: 'number' },
+  ask: { human: 'Ask', kind: 'number' },
+  askSize: { human: 'Ask Size', kind: 'integer' },
+  last: { human: 'Last', kind: 'number' },
+  openInterest: { human: 'Open Interest', kind: 'integer' },
+  volume: { human: 'Volume', kind: 'integer' },
+  inTheMoney: { human: 'In The Money', kind: 'boolean' },
+  intrinsicValue: { human: 'Intrinsic Value', kind: 'number' },
+  extrinsicValue: { human: 'Extrinsic Value', kind: 'number' },
+  underlyingPrice: { human: 'Underlying Price', kind: 'number' },
+  iv: { human: 'IV', kind: 'number' },
+  delta: { human: 'Delta', kind: 'number' },
+  gamma: { human: 'Gamma', kind: 'number' },
+  theta: { human: 'Theta', kind: 'number' },
+  vega: { human: 'Vega', kind: 'number' },
+} as const satisfies Record<keyof OptionValues, { human: string; kind: FieldKind }>;
+
+/** A field of the service's option row. */
+export type OptionField = keyof typeof OPTION_FIELDS;
+
+/**
+ * Per option field, the known-at family its value's instant comes from (`pit/known-at.ts`): typed over
+ * {@link OptionField}, so a field missing from the known-at table is a type error.
+ */
+export const OPTION_KNOWN_AT: Readonly<Record<OptionField, KnownAtFamily>> = OPTION_FIELD_KNOWN_AT;
+
+/** Keys, human keys and kinds of the option row, in the service's order. */
+export const OPTION_COLUMNS: readonly { key: OptionField; human: string; kind: FieldKind }[] = (
+  Object.keys(OPTION_FIELDS) as OptionField[]
+).map((key) => ({ key, ...OPTION_FIELDS[key] }));
 
 /** The option row fields of the records, in the service's key order. */
 export function optionFields(records: readonly OptionRecord[]): Field[] {
-  // One pass with static property reads, into packed arrays (which JSON.stringify writes faster than
-  // preallocated, holey ones): a chain can hold ten thousand rows of 25 fields.
-  const out: Record<keyof OptionValues, unknown[]> = {
-    optionSymbol: [],
-    underlying: [],
-    expiration: [],
-    side: [],
-    strike: [],
-    firstTraded: [],
-    dte: [],
-    updated: [],
-    bid: [],
-    bidSize: [],
-    mid: [],
-    ask: [],
-    askSize: [],
-    last: [],
-    openInterest: [],
-    volume: [],
-    inTheMoney: [],
-    intrinsicValue: [],
-    extrinsicValue: [],
-    underlyingPrice: [],
-    iv: [],
-    delta: [],
-    gamma: [],
-    theta: [],
-    vega: [],
-  };
-  for (const r of records) {
-    out.optionSymbol.push(r.optionSymbol);
-    out.underlying.push(r.underlying);
-    out.expiration.push(r.expiration);
-    out.side.push(r.side);
-    out.strike.push(r.strike);
-    out.firstTraded.push(r.firstTraded);
-    out.dte.push(r.dte);
-    out.updated.push(r.updated);
-    out.bid.push(r.bid);
-    out.bidSize.push(r.bidSize);
-    out.mid.push(r.mid);
-    out.ask.push(r.ask);
-    out.askSize.push(r.askSize);
-    out.last.push(r.last);
-    out.openInterest.push(r.openInterest);
-    out.volume.push(r.volume);
-    out.inTheMoney.push(r.inTheMoney);
-    out.intrinsicValue.push(r.intrinsicValue);
-    out.extrinsicValue.push(r.extrinsicValue);
-    out.underlyingPrice.push(r.underlyingPrice);
-    out.iv.push(r.iv);
-    out.delta.push(r.delta);
-    out.gamma.push(r.gamma);
-    out.theta.push(r.theta);
-    out.vega.push(r.vega);
-  }
-  return OPTION_COLUMNS.map(({ key, human, kind }) => ({ key, human, kind, values: out[key] }));
+  // A column at a time, into packed arrays (which JSON.stringify writes faster than preallocated, holey
+  // ones): a chain can hold ten thousand rows of 25 fields.
+  return OPTION_COLUMNS.map(({ key, human, kind }) => ({
+    key,
+    human,
+    kind,
+    values: records.map((record) => record[key]),
+  }));
 }
 
 /** The latest known-at instant of the records' values, or null for none. */

@@ -10,10 +10,10 @@
 import { nextSession, previousSession, toEtDate } from '../../market-time/index.js';
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
-import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { Scope } from './scope.js';
-import type { RowSource, SnapshotRow } from './snapshot-sql.js';
+import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
 
 /** Sessions a block keeps before the session that started it (a current answer may reach back). */
 const LOOKBACK_SESSIONS = 5;
@@ -33,6 +33,8 @@ const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
 type SessionLoop = { from?: string; to?: string };
 /** How far past the last asked session a request still counts as the loop going on. */
 const LOOP_STRIDE_SESSIONS = 10;
+/** How many forward steps in a row make a loop (random requests at a server take one now and then). */
+const LOOP_STEPS = 2;
 
 /** One session's rows of a block: the half-open range of row indices. */
 type SessionRange = { readonly start: number; readonly end: number };
@@ -80,6 +82,26 @@ type Block = {
   readonly expirations: readonly string[];
   /** Per contract index: its open interest rows in settled-session, then publication order. */
   readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
+  /** About how many bytes the block holds (what the session cache counts). */
+  readonly bytes: number;
+};
+
+/**
+ * The contracts of a block: numbered in symbol order, with their order by expiration and an index from
+ * symbol to number.
+ */
+type ScopeContracts = {
+  readonly contracts: readonly Contract[];
+  readonly ids: ReadonlyMap<string, number>;
+  /**
+   * The contracts' numbers by a 53-bit hash of their symbols, which DuckDB hands over as numbers (its
+   * strings cost more to read than the rest of a session's columns); undefined when two contracts of the
+   * underlying share a hash, and rows are then matched by their symbols.
+   */
+  readonly keys: { get(key: number): number | undefined } | undefined;
+  readonly byExpiration: Int32Array;
+  readonly expirations: readonly string[];
+  readonly bytes: number;
 };
 
 /** One open interest row: the settled session as a day number. */
@@ -112,11 +134,11 @@ const QUOTE_COLUMNS = [
 /** What the store's cache remembers of a scope between requests. */
 type LoopState = {
   lastSession: string | undefined;
+  /** How many requests in a row each went forward by at most LOOP_STRIDE_SESSIONS sessions. */
+  forward: number;
   block: Promise<Block> | undefined;
   /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
   ahead: number;
-  /** The scope's contracts, read once for all its blocks (numbered in symbol order). */
-  contracts: Promise<readonly Contract[]> | undefined;
 };
 
 /**
@@ -135,12 +157,35 @@ export async function readAheadRows(
     const block = await loopBlock(sql, cache, asOf, { underlying: scope.underlying });
     if (block === undefined) return undefined;
     const id = contractIndex(block.contracts, scope.optionSymbol);
-    if (id === -1) return undefined;
+    // The block holds every contract listed by its last session and not expired before its first: one
+    // it does not hold has no row at any as-of the block covers.
+    if (id === -1) return rowSource([]);
     return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
   }
   const block = await loopBlock(sql, cache, asOf, scope);
   if (block === undefined) return undefined;
   return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
+}
+
+/**
+ * Random access: the scope's rows at a dated as-of from the one session's block, read on first use and
+ * kept in the store's session cache (bounded in bytes). Reads only the session's rows of the files that
+ * hold it and the open interest settled the session before; the same rules as the loop's blocks.
+ */
+export async function sessionBlockRows(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: Extract<AsOf, { kind: 'dated' }>,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<RowSource> {
+  const session = asOf.session;
+  const block = await cache.sized(
+    `session|${scope.underlying}|${scope.root ?? ''}|${session}`,
+    async () =>
+      loadBlock(sql, scope, session, session, await loadContracts(sql, cache, scope, session, session)),
+    (block) => block.bytes,
+  );
+  return datedRows(block, session);
 }
 
 /**
@@ -155,13 +200,17 @@ async function loopBlock(
 ): Promise<Block | undefined> {
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
+    forward: 0,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
-    contracts: undefined,
   }));
   const session = asOfSession(asOf);
   const previous = state.lastSession;
   state.lastSession = session;
+  // Several requests at one session (a backtest's several questions at one instant) neither make nor break it.
+  if (session !== previous) {
+    state.forward = previous !== undefined && loopContinues(previous, session) ? state.forward + 1 : 0;
+  }
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
@@ -179,7 +228,9 @@ async function loopBlock(
       LOOKBACK_SESSIONS + 1,
       Math.min(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows))),
     );
-  } else if (previous === undefined || !loopContinues(previous, session)) {
+  } else if (state.forward < LOOP_STEPS) {
+    // Random requests go forward now and then; a loop goes forward every time. Until it has, each request
+    // is answered on its own (a dated one from its session's rows).
     return undefined;
   } else if (block === undefined) {
     // The first block: as many sessions as the first budget holds at this session's density.
@@ -194,14 +245,17 @@ async function loopBlock(
     state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
     state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
   }
-  if (state.contracts === undefined) {
-    const contracts = loadContracts(sql, scope);
-    state.contracts = contracts;
-    contracts.catch(() => {
-      if (state.contracts === contracts) state.contracts = undefined;
-    });
+  let first = session;
+  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
+  let last = session;
+  for (let i = 0; i < state.ahead; i++) {
+    const next = tryNextSession(last);
+    if (next === undefined) break; // the calendar's end
+    last = next;
   }
-  const pending = loadBlock(sql, scope, session, state.ahead, await state.contracts);
+  const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
+    loadBlock(sql, scope, first, last, contracts),
+  );
   state.block = pending;
   pending.catch(() => {
     if (state.block === pending) state.block = undefined;
@@ -224,8 +278,9 @@ function contractIndex(contracts: readonly Contract[], optionSymbol: string): nu
 
 /** The rows an underlying has on one session: how dense its blocks are. */
 async function sessionRows(sql: SqlSession, underlying: string, session: string): Promise<number> {
+  const quotes = await sql.from('option_quotes', { underlying }, { first: session, last: session });
   const rows = await sql.value<number>(
-    'SELECT count(*) FROM option_quotes WHERE underlying = $underlying AND session_date = CAST($session AS DATE)',
+    `SELECT count(*) FROM ${quotes} q WHERE underlying = $underlying AND session_date = CAST($session AS DATE)`,
     { underlying, session },
   );
   return Number(rows);
@@ -273,93 +328,232 @@ function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
   return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 
-/** The scope's contracts as a block numbers them: by symbol. */
-function scopeFilter(scope: Exclude<Scope, { optionSymbol: string }>): string {
-  return `c.underlying = $underlying ${scope.root === undefined ? '' : 'AND c.root = $root'}`;
-}
+/**
+ * An underlying's contracts, read once per data version into compact columns in symbol order (an
+ * underlying lists a hundred thousand contracts over the years; a block needs the few thousand alive in
+ * its sessions, made into objects from here).
+ */
+type ContractTable = {
+  readonly underlying: string;
+  readonly symbols: readonly string[];
+  /** Per contract: its root's index in `roots`. */
+  readonly root: Uint16Array;
+  readonly roots: readonly string[];
+  readonly expirationDay: Float64Array;
+  readonly expirationTime: Float64Array;
+  readonly strike: Float64Array;
+  readonly firstTradedDay: Float64Array;
+  /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
+  readonly flags: Float64Array;
+  /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
+  readonly keys: ReadonlyMap<number, number> | undefined;
+  readonly bytes: number;
+};
 
-/** Reads the scope's contracts once for all of a loop's blocks. */
-function loadContracts(
-  sql: SqlSession,
-  scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<Contract[]> {
-  return sql.all<Contract>(
-    `SELECT option_symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
-       epoch_ms(expiration_time) / 1000 AS expiration_time, side, CAST(strike AS DOUBLE) AS strike,
-       settlement, monthly, weekly, quarterly, nonstandard, CAST(first_traded AS VARCHAR) AS first_traded
-     FROM contracts c WHERE ${scopeFilter(scope)}
-     ORDER BY option_symbol`,
-    scope.root === undefined
-      ? { underlying: scope.underlying }
-      : { underlying: scope.underlying, root: scope.root },
+const CALL = 1;
+const AM = 2;
+const MONTHLY = 4;
+const WEEKLY = 8;
+const QUARTERLY = 16;
+const NONSTANDARD = 32;
+
+/** The underlying's contract table, from the session cache or read. */
+function contractTable(sql: SqlSession, cache: StoreCache, underlying: string): Promise<ContractTable> {
+  return cache.sized(
+    `contracts|${underlying}`,
+    () => readContractTable(sql, underlying),
+    (table) => table.bytes,
   );
 }
 
-/** Reads a block of sessions for the scope, starting a few sessions before `session`. */
+async function readContractTable(sql: SqlSession, underlying: string): Promise<ContractTable> {
+  const from = await sql.from('contracts', { underlying });
+  const day = (column: string) => `CAST(${column} - DATE '1970-01-01' AS DOUBLE)`;
+  const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${bit} ELSE 0 END`;
+  const { columns } = await sql.typedColumns(
+    `SELECT option_symbol, root, ${day('expiration')}, CAST(epoch_ms(expiration_time) / 1000 AS DOUBLE),
+       CAST(strike AS DOUBLE), ${day('first_traded')},
+       CAST(${[
+         flag("side = 'call'", CALL),
+         flag("settlement = 'AM'", AM),
+         flag('monthly', MONTHLY),
+         flag('weekly', WEEKLY),
+         flag('quarterly', QUARTERLY),
+         flag('nonstandard', NONSTANDARD),
+       ].join(' + ')} AS DOUBLE),
+       ${SYMBOL_KEY('c')}
+     FROM ${from} c WHERE c.underlying = $underlying ORDER BY option_symbol`,
+    { underlying },
+  );
+  const symbols = (columns[0] ?? []) as string[];
+  const rootTexts = (columns[1] ?? []) as string[];
+  const [expirationDay, expirationTime, strike, firstTradedDay, flags, hashes] = columns
+    .slice(2)
+    .map((column) => column as Float64Array);
+  const roots: string[] = [];
+  const rootIndex = new Map<string, number>();
+  const root = new Uint16Array(symbols.length);
+  rootTexts.forEach((text, i) => {
+    let index = rootIndex.get(text);
+    if (index === undefined) {
+      index = roots.push(text) - 1;
+      rootIndex.set(text, index);
+    }
+    root[i] = index;
+  });
+  const keys = new Map<number, number>();
+  for (let i = 0; i < symbols.length; i++) keys.set(hashes![i]!, i);
+  return {
+    underlying,
+    symbols,
+    root,
+    roots,
+    expirationDay: expirationDay ?? new Float64Array(0),
+    expirationTime: expirationTime ?? new Float64Array(0),
+    strike: strike ?? new Float64Array(0),
+    firstTradedDay: firstTradedDay ?? new Float64Array(0),
+    flags: flags ?? new Float64Array(0),
+    keys: keys.size === symbols.length ? keys : undefined,
+    bytes: symbols.length * CONTRACT_TABLE_BYTES,
+  };
+}
+
+/**
+ * The scope's contracts that can answer at a session from `first` to `last` (listed by `last`, not
+ * expired before `first`: a contract's first snapshot is no earlier than its first_traded), in symbol
+ * order, made into objects and indexed for one block.
+ */
+async function loadContracts(
+  sql: SqlSession,
+  cache: StoreCache,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  last: string,
+): Promise<ScopeContracts> {
+  const table = await contractTable(sql, cache, scope.underlying);
+  const firstDay = dayNumberOfIso(first);
+  const lastDay = dayNumberOfIso(last);
+  const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
+  const picked: number[] = [];
+  for (let i = 0; i < table.symbols.length; i++) {
+    if (scope.root !== undefined && table.root[i] !== root) continue;
+    if (table.expirationDay[i]! >= firstDay && table.firstTradedDay[i]! <= lastDay) picked.push(i);
+  }
+  const global = Int32Array.from(picked);
+  const contracts: Contract[] = picked.map((i) => {
+    const flags = table.flags[i]!;
+    return {
+      option_symbol: table.symbols[i]!,
+      underlying: table.underlying,
+      root: table.roots[table.root[i]!]!,
+      expiration: isoDateOfDay(table.expirationDay[i]!),
+      expiration_time: table.expirationTime[i]!,
+      side: flags & CALL ? 'call' : 'put',
+      strike: table.strike[i]!,
+      settlement: flags & AM ? 'AM' : 'PM',
+      monthly: (flags & MONTHLY) !== 0,
+      weekly: (flags & WEEKLY) !== 0,
+      quarterly: (flags & QUARTERLY) !== 0,
+      nonstandard: (flags & NONSTANDARD) !== 0,
+      first_traded: isoDateOfDay(table.firstTradedDay[i]!),
+    };
+  });
+  const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
+  const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
+    contracts[a]!.expiration < contracts[b]!.expiration
+      ? -1
+      : contracts[a]!.expiration > contracts[b]!.expiration
+        ? 1
+        : a - b,
+  );
+  const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
+  // A row's hash names a contract of the table; its number in this block is its place among the picked.
+  const keys =
+    table.keys === undefined
+      ? undefined
+      : {
+          get(key: number): number | undefined {
+            const index = table.keys!.get(key);
+            if (index === undefined) return undefined;
+            let low = 0;
+            let high = global.length;
+            while (low < high) {
+              const middle = (low + high) >>> 1;
+              if (global[middle]! < index) low = middle + 1;
+              else high = middle;
+            }
+            return global[low] === index ? low : undefined;
+          },
+        };
+  return { contracts, ids, keys, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
+}
+
+/** The 53-bit hash of a row's contract symbol, exact as a double. */
+const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+
+/** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
+const CONTRACT_TABLE_BYTES = 200;
+
+/** About what one contract of a block costs: its object, its entries in the block's indexes. */
+const CONTRACT_BYTES = 300;
+
+/**
+ * Reads the scope's snapshots of the sessions `first`…`last` (and the open interest settled from the
+ * session before `first`). The rows are read in the files' own order (session, symbol, quote time) with
+ * their symbols, which the scope's contract index numbers: no join, no sort beyond the files' own.
+ */
 async function loadBlock(
   sql: SqlSession,
   scope: Exclude<Scope, { optionSymbol: string }>,
-  session: string,
-  ahead: number,
-  contracts: readonly Contract[],
+  first: string,
+  last: string,
+  known: ScopeContracts,
 ): Promise<Block> {
-  let first = session;
-  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
-  let last = session;
-  for (let i = 0; i < ahead; i++) {
-    const next = tryNextSession(last);
-    if (next === undefined) break; // the calendar's end
-    last = next;
-  }
-  // DuckDB refuses a named parameter the statement does not use, so each statement gets its own.
-  const scoped: Record<string, SqlValue> =
-    scope.root === undefined
-      ? { underlying: scope.underlying, first, last }
-      : { underlying: scope.underlying, root: scope.root, first, last };
-  // The rows refer to the contracts by their number in symbol order, as `loadContracts` read them.
-  const listed = `SELECT option_symbol, row_number() OVER (ORDER BY option_symbol) - 1 AS id FROM contracts c
-    WHERE ${scopeFilter(scope)}`;
+  const { contracts, byExpiration, expirations } = known;
+  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
+  const underlying = { underlying: scope.underlying };
+  const oiFirst = previousSession(first);
+  const [quoteSource, interestSource] = await Promise.all([
+    sql.from('option_quotes', underlying, { first, last }),
+    sql.from('open_interest', underlying, { first: oiFirst, last }),
+  ]);
   const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
-  const { columns } = await sql.doubleColumns(
-    `WITH listed AS (${listed})
-     SELECT ${double('l.id')}, ${double("q.session_date - DATE '1970-01-01'")},
+  const read = await sql.typedColumns(
+    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
        ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
        ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
        ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
        ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
-     FROM option_quotes q JOIN listed l ON l.option_symbol = q.option_symbol
+     FROM ${quoteSource} q
      WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
-     ORDER BY q.session_date, l.id, q.quote_time`,
-    scoped,
+     ORDER BY q.session_date, q.option_symbol, q.quote_time`,
+    { underlying: scope.underlying, first, last },
   );
-  const quotes = Object.fromEntries(QUOTE_COLUMNS.map((name, i) => [name, columns[i]!])) as QuoteColumns;
-  const interestColumns = await sql.doubleColumns(
-    `WITH listed AS (${listed})
-     SELECT ${double('l.id')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+  const quotes = numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns;
+  const interestRead = await sql.typedColumns(
+    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
        ${double('epoch_ms(o.published_at) / 1000')}
-     FROM open_interest o JOIN listed l ON l.option_symbol = o.option_symbol
+     FROM ${interestSource} o
      WHERE o.underlying = $underlying
        AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
-     ORDER BY l.id, o.settled_session, o.published_at`,
-    scope.root === undefined
-      ? { underlying: scope.underlying, oiFirst: previousSession(first), last }
-      : { underlying: scope.underlying, root: scope.root, oiFirst: previousSession(first), last },
+     ORDER BY o.option_symbol, o.settled_session, o.published_at`,
+    { underlying: scope.underlying, oiFirst, last },
   );
-  const [ids, settledDays, openInterest, publishedAt] = interestColumns.columns as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ];
+  const {
+    contract: interestIds,
+    settled: settledDays,
+    openInterest,
+    publishedAt,
+  } = numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
   const interest = new Map<number, InterestRow[]>();
-  for (let i = 0; i < ids.length; i++) {
+  for (let i = 0; i < interestIds.length; i++) {
     const entry = {
       settledDay: settledDays[i]!,
       openInterest: nullable(openInterest[i]!),
       publishedAt: publishedAt[i]!,
     };
-    const list = interest.get(ids[i]!);
-    if (list === undefined) interest.set(ids[i]!, [entry]);
+    const list = interest.get(interestIds[i]!);
+    if (list === undefined) interest.set(interestIds[i]!, [entry]);
     else list.push(entry);
   }
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
@@ -371,14 +565,6 @@ async function loadBlock(
   quotes.contract.forEach((id, i) => {
     byContract[fill[id]!++] = i;
   });
-  const byExpiration = Int32Array.from(contracts.keys()).sort((a, b) =>
-    contracts[a]!.expiration < contracts[b]!.expiration
-      ? -1
-      : contracts[a]!.expiration > contracts[b]!.expiration
-        ? 1
-        : a - b,
-  );
-  const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -388,6 +574,7 @@ async function loadBlock(
       start = i;
     }
   }
+  const rows = days.length;
   return {
     first,
     last,
@@ -399,7 +586,39 @@ async function loadBlock(
     byExpiration,
     expirations,
     interest,
+    // Sixteen numbers and a row index a row, a list entry an open interest row, the per-contract offsets.
+    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength + known.bytes,
   };
+}
+
+/**
+ * Columns read with the contract's symbol (or its hash) first, as numeric columns with the contract's number first
+ * (named `names`), leaving out the rows of contracts the scope does not hold (another root's).
+ */
+function numbered<const N extends readonly string[]>(
+  columns: readonly (Float64Array | (string | null)[])[],
+  known: ScopeContracts,
+  names: N,
+): Record<N[number], Float64Array> {
+  const symbols = columns[0]!;
+  const lookup =
+    symbols instanceof Float64Array
+      ? (i: number) => known.keys!.get(symbols[i]!)
+      : (i: number) => known.ids.get(symbols[i]!);
+  const contract = new Float64Array(symbols.length);
+  let kept = 0;
+  for (let i = 0; i < symbols.length; i++) {
+    const id = lookup(i);
+    if (id === undefined) continue;
+    contract[kept] = id;
+    // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
+    if (kept !== i)
+      for (let c = 1; c < columns.length; c++)
+        (columns[c] as Float64Array)[kept] = (columns[c] as Float64Array)[i]!;
+    kept++;
+  }
+  const out = [contract, ...columns.slice(1)].map((column) => (column as Float64Array).subarray(0, kept));
+  return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
 }
 
 /** The session after `date`, or undefined past the calendar's end. */

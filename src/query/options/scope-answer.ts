@@ -10,7 +10,7 @@ import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
 import { type GreeksSource, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
-import { readAheadRows } from './read-ahead.js';
+import { readAheadRows, sessionBlockRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
 import type { Scope } from './scope.js';
 import {
@@ -68,14 +68,17 @@ export function scopeAnswer(
 ): Promise<ScopeAnswer> {
   return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}|${greeks}`, async () => {
     const source =
-      (await readAheadRows(sql, cache, asOf, scope)) ?? rowSource(await scopeRows(sql, asOf, scope));
+      (await readAheadRows(sql, cache, asOf, scope)) ??
+      (asOf.kind === 'dated' && !('optionSymbol' in scope)
+        ? await sessionBlockRows(sql, cache, asOf, scope)
+        : rowSource(await scopeRows(sql, asOf, scope)));
     return assemble(asOf, source, greeks);
   });
 }
 
 /** The scope's answer rows at an as-of, by one query, in the service's order. */
 export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Promise<SnapshotRow[]> {
-  const query = answerRowsSql(asOf, scope);
+  const query = await answerRowsSql(sql, asOf, scope);
   const { columns } = await sql.columns(
     `${query.sql} SELECT ${SCOPE_COLUMNS} FROM answer_rows
        ORDER BY expiration_time, side, strike, option_symbol`,

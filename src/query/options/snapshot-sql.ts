@@ -51,6 +51,29 @@ type Options = {
   readonly sessions?: readonly string[];
 };
 
+/** The SQL of a query with its bound parameters. */
+type Query = { sql: string; params: Record<string, SqlValue> };
+
+/**
+ * The table expressions an answer reads: only the files of the scope's partitions, and of those only the
+ * ones holding the sessions the as-of can use (`SqlSession.from`).
+ */
+type Sources = { readonly quotes: string; readonly interest: string; readonly contracts: string };
+
+/** The scope's conditions on each table, with the parameters they bind. */
+type ScopeFilters = {
+  readonly contract: string;
+  readonly quote: string;
+  readonly interest: string;
+  readonly params: Record<string, SqlValue>;
+};
+
+/** The contract columns, then the snapshot and open interest columns, of an answer row. */
+const ANSWER_COLUMNS = `c.option_symbol, c.underlying, c.root, c.expiration, c.expiration_time, c.side, c.strike,
+      c.settlement, c.monthly, c.weekly, c.quarterly, c.nonstandard, c.first_traded, s.session_date,
+      s.quote_time, s.bid, s.ask, s.bid_size, s.ask_size, s.last, s.volume, s.volume_time, s.underlying_price,
+      s.iv, s.delta, s.gamma, s.theta, s.vega, i.open_interest, i.published_at AS oi_published_at`;
+
 /**
  * SQL defining the CTE `answer_rows` (columns of {@link SnapshotRow}) for an as-of, with its bound
  * parameters. Dated: each contract's latest snapshot of each session (the EOD row, 16:15 for index roots
@@ -58,86 +81,158 @@ type Options = {
  * with q ≤ cutoff — when `eodOnly`, only sessions' last snapshots up to `maxSession` — and the latest OI
  * published by the cutoff; contracts expired before the as-of session are left out.
  */
-export function answerRowsSql(
+export async function answerRowsSql(
+  sql: SqlSession,
   asOf: AsOf,
   scope: Scope,
   options: Options = {},
-): { sql: string; params: Record<string, SqlValue> } {
-  const params: Record<string, SqlValue> = {};
-  const contractWhere: string[] = [];
-  let quoteScope: string;
-  let interestScope: string;
-  if ('optionSymbol' in scope) {
-    params['symbol'] = scope.optionSymbol;
-    params['underlying'] = scope.underlying;
-    contractWhere.push('c.option_symbol = $symbol');
-    // The underlying is the partition key: without it every partition of the store would be read.
-    quoteScope = 'q.underlying = $underlying AND q.option_symbol = $symbol';
-    interestScope = 'o.underlying = $underlying AND o.option_symbol = $symbol';
-  } else {
-    params['underlying'] = scope.underlying;
-    contractWhere.push('c.underlying = $underlying');
-    if (scope.root !== undefined) {
-      params['root'] = scope.root;
-      contractWhere.push('c.root = $root');
-    }
-    quoteScope = 'q.underlying = $underlying';
-    interestScope = 'o.underlying = $underlying';
-  }
-  const columns = `c.option_symbol, c.underlying, c.root, c.expiration, c.expiration_time, c.side, c.strike,
-      c.settlement, c.monthly, c.weekly, c.quarterly, c.nonstandard, c.first_traded, s.session_date,
-      s.quote_time, s.bid, s.ask, s.bid_size, s.ask_size, s.last, s.volume, s.volume_time, s.underlying_price,
-      s.iv, s.delta, s.gamma, s.theta, s.vega, i.open_interest, i.published_at AS oi_published_at`;
-
+): Promise<Query> {
+  const filters = scopeFilters(scope);
+  const partition = { underlying: scope.underlying };
   if (asOf.kind === 'dated') {
     const sessions = [...(options.sessions ?? [asOf.session])].sort();
-    params['sessions'] = sessions.join(',');
-    params['oiSessions'] = sessions.map((session) => previousSession(session)).join(',');
     const first = sessions[0] ?? asOf.session;
     const last = sessions.at(-1) ?? asOf.session;
-    Object.assign(params, { first, last, oiFirst: previousSession(first), oiLast: previousSession(last) });
-    // Constant bounds let the Parquet reader skip row groups by their statistics; the session lists
-    // themselves are only needed when there are several sessions.
-    const several = sessions.length > 1;
-    const sql = `
+    const oi = { first: previousSession(first), last: previousSession(last) };
+    const sources = {
+      quotes: await sql.from('option_quotes', partition, { first, last }),
+      interest: await sql.from('open_interest', partition, oi),
+      contracts: await sql.from('contracts', partition),
+    };
+    return datedAnswerSql(sessions, filters, sources);
+  }
+  const lastSession = lastSessionOf(asOf);
+  const sources = {
+    quotes: await sql.from('option_quotes', partition, { last: lastSession }),
+    // Open interest is published after its session settles: none settled after the cutoff's date is known.
+    interest: await sql.from('open_interest', partition, { last: toEtDate(asOf.cutoffSeconds) }),
+    contracts: await sql.from('contracts', partition),
+  };
+  return currentAnswerSql(asOf, lastSession, filters, sources);
+}
+
+/** The last calendar date whose snapshots a current as-of may use. */
+function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
+  return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+}
+
+/** The conditions selecting a scope's contracts, snapshots and open interest. */
+function scopeFilters(scope: Scope): ScopeFilters {
+  // The underlying is the partition key: every condition names it, so no other partition is read.
+  if ('optionSymbol' in scope) {
+    return {
+      contract: 'c.option_symbol = $symbol',
+      quote: 'q.underlying = $underlying AND q.option_symbol = $symbol',
+      interest: 'o.underlying = $underlying AND o.option_symbol = $symbol',
+      params: { symbol: scope.optionSymbol, underlying: scope.underlying },
+    };
+  }
+  return {
+    contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}`,
+    quote: 'q.underlying = $underlying',
+    interest: 'o.underlying = $underlying',
+    params:
+      scope.root === undefined
+        ? { underlying: scope.underlying }
+        : { underlying: scope.underlying, root: scope.root },
+  };
+}
+
+/** The dated answer of `sessions`: each contract's last snapshot of each, OI settled the session before. */
+function datedAnswerSql(sessions: readonly string[], filters: ScopeFilters, from: Sources): Query {
+  const first = sessions[0]!;
+  const last = sessions.at(-1)!;
+  const params: Record<string, SqlValue> = {
+    ...filters.params,
+    sessions: sessions.join(','),
+    oiSessions: sessions.map((session) => previousSession(session)).join(','),
+    first,
+    last,
+    oiFirst: previousSession(first),
+    oiLast: previousSession(last),
+  };
+  // Constant bounds let the Parquet reader skip row groups by their statistics; the session lists
+  // themselves are only needed when there are several sessions.
+  const several = sessions.length > 1;
+  // A contract's first snapshot is no earlier than its first_traded: contracts listed after the last
+  // session, or expired before the first, have no row to answer.
+  const sql = `
       WITH days AS (
         SELECT CAST(d AS DATE) AS session_date, CAST(p AS DATE) AS oi_session
         FROM (SELECT unnest(string_split($sessions, ',')) AS d, unnest(string_split($oiSessions, ',')) AS p)
         WHERE d <> ''
       ), listed AS (
-        SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($first AS DATE)
+        SELECT * FROM ${from.contracts} c WHERE ${filters.contract}
+          AND c.expiration >= CAST($first AS DATE) AND c.first_traded <= CAST($last AS DATE)
       ), snap AS (
-        SELECT q.* FROM option_quotes q
-        WHERE ${quoteScope}
+        SELECT q.* FROM ${from.quotes} q
+        WHERE ${filters.quote}
           AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
           ${several ? 'AND q.session_date IN (SELECT session_date FROM days)' : ''}
         QUALIFY row_number() OVER (PARTITION BY q.option_symbol, q.session_date ORDER BY q.quote_time DESC) = 1
       ), interest AS (
-        SELECT o.option_symbol, o.settled_session, o.open_interest, o.published_at FROM open_interest o
-        WHERE ${interestScope}
+        SELECT o.option_symbol, o.settled_session, o.open_interest, o.published_at FROM ${from.interest} o
+        WHERE ${filters.interest}
           AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($oiLast AS DATE)
           ${several ? 'AND o.settled_session IN (SELECT oi_session FROM days)' : ''}
       ), answer_rows AS (
-        SELECT ${columns}
+        SELECT ${ANSWER_COLUMNS}
         FROM snap s
         JOIN listed c ON c.option_symbol = s.option_symbol
         JOIN days d ON d.session_date = s.session_date
         LEFT JOIN interest i ON i.option_symbol = s.option_symbol AND i.settled_session = d.oi_session
         WHERE c.expiration >= s.session_date
       )`;
-    return { sql, params };
-  }
+  return { sql, params };
+}
 
-  params['session'] = asOfSession(asOf);
-  params['cutoff'] = asOf.cutoffSeconds;
-  const eodOnly = asOf.eodOnly;
-  const lastSession = eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
-  params['lastSession'] = lastSession;
-  // The latest snapshot of a contract is nearly always from the last few sessions, so it is looked for
-  // there first, then further back only for the contracts still without one (a search through the whole
-  // history reads every row of the underlying). Which contracts need the next step rests on two facts of
-  // the store: a snapshot of session D is taken on D (q ≥ 00:00 ET of D), and a contract's first_traded
-  // is no later than its first snapshot. Open interest needs neither: the latest settled session wins.
+/**
+ * The current answer: per listed contract the latest snapshot with q ≤ cutoff, searched in widening
+ * windows of sessions ({@link currentSearchSql}), and the latest open interest published by the cutoff.
+ */
+function currentAnswerSql(
+  asOf: Extract<AsOf, { kind: 'current' }>,
+  lastSession: string,
+  filters: ScopeFilters,
+  from: Sources,
+): Query {
+  const params: Record<string, SqlValue> = {
+    ...filters.params,
+    session: asOfSession(asOf),
+    cutoff: asOf.cutoffSeconds,
+    lastSession,
+  };
+  const search = currentSearchSql(asOf, lastSession, filters, from.quotes, params);
+  const interest = currentInterestSql(filters, from.interest);
+  params['oiWindow'] = previousSession(search.firstWindow);
+  const sql = `
+    WITH listed AS (
+      SELECT * FROM ${from.contracts} c WHERE ${filters.contract}
+        AND c.expiration >= CAST($session AS DATE) AND c.first_traded <= CAST($lastSession AS DATE)
+    ), ${search.sql}, ${interest}, answer_rows AS (
+      SELECT ${ANSWER_COLUMNS}
+      FROM snap s
+      JOIN listed c ON c.option_symbol = s.option_symbol
+      LEFT JOIN interest i ON i.option_symbol = s.option_symbol
+    )`;
+  return { sql, params };
+}
+
+/**
+ * The CTEs ending in `snap`: each listed contract's latest snapshot known at a current as-of. The latest
+ * snapshot of a contract is nearly always from the last few sessions, so it is looked for there first,
+ * then further back only for the contracts still without one (a search through the whole history reads
+ * every row of the underlying). Which contracts need the next step rests on two facts of the store: a
+ * snapshot of session D is taken on D (q ≥ 00:00 ET of D), and a contract's first_traded is no later
+ * than its first snapshot. Adds the windows' parameters to `params`.
+ */
+function currentSearchSql(
+  asOf: Extract<AsOf, { kind: 'current' }>,
+  lastSession: string,
+  filters: ScopeFilters,
+  quotes: string,
+  params: Record<string, SqlValue>,
+): { sql: string; firstWindow: string } {
   const windows = SEARCH_WINDOWS.map((back) => {
     let session = lastSession;
     for (let i = 0; i < back; i++) session = previousSession(session);
@@ -147,7 +242,7 @@ export function answerRowsSql(
     params[`window${w}`] = window.session;
     params[`start${w}`] = window.startSeconds;
   });
-  const history = `${quoteScope} AND q.session_date <= CAST($lastSession AS DATE)`;
+  const history = `${filters.quote} AND q.session_date <= CAST($lastSession AS DATE)`;
   const steps = [...windows.keys(), windows.length];
   const since = (w: number) => (w < windows.length ? `AND q.quote_time >= to_timestamp($start${w})` : '');
   // Step w searches the snapshots from window w's start on (the last step: all of them) for `wanted_w`,
@@ -162,9 +257,9 @@ export function answerRowsSql(
               AND option_symbol NOT IN (SELECT option_symbol FROM found_${w - 1}))`;
     // Only the contract and its snapshot instants are read while searching; the chosen rows are read
     // whole at the end (reading every column of the history would cost far more).
-    const found = eodOnly
+    const found = asOf.eodOnly
       ? `ends_${w} AS (
-          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM ${quotes} q
           WHERE ${history} ${since(w)} AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
           GROUP BY q.option_symbol, q.session_date
         ), found_${w} AS (
@@ -173,7 +268,7 @@ export function answerRowsSql(
           GROUP BY option_symbol
         )`
       : `found_${w} AS (
-          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM option_quotes q
+          SELECT q.option_symbol, max(q.quote_time) AS quote_time FROM ${quotes} q
           WHERE ${history} ${since(w)} AND q.quote_time <= to_timestamp($cutoff)
             AND q.option_symbol IN (SELECT option_symbol FROM wanted_${w})
           GROUP BY q.option_symbol
@@ -182,7 +277,7 @@ export function answerRowsSql(
   });
   // Each step's rows are read back from its own range of snapshots, so that the reads stay pruned.
   const fetches = steps.map(
-    (w) => `SELECT q.* FROM option_quotes q
+    (w) => `SELECT q.* FROM ${quotes} q
       JOIN found_${w} f ON f.option_symbol = q.option_symbol AND f.quote_time = q.quote_time
       WHERE ${history} ${since(w)}`,
   );
@@ -190,8 +285,16 @@ export function answerRowsSql(
     SELECT * FROM (${fetches.join(' UNION ALL ')})
     QUALIFY row_number() OVER (PARTITION BY option_symbol ORDER BY session_date DESC) = 1
   )`;
-  // Open interest likewise: settled from the first window's session on, then before it for the rest.
-  const interestSteps = [0, 1].map((w) => {
+  return { sql: `${searches.join(', ')}, ${snap}`, firstWindow: windows[0]!.session };
+}
+
+/**
+ * The CTE `interest`: each answered contract's latest open interest published by the cutoff, looked for
+ * among sessions settled from the first window's session on, then before it for the rest (the latest
+ * settled session wins; its latest publication).
+ */
+function currentInterestSql(filters: ScopeFilters, interest: string): string {
+  const steps = [0, 1].map((w) => {
     const symbols =
       w === 0
         ? 'SELECT option_symbol FROM snap'
@@ -205,24 +308,12 @@ export function answerRowsSql(
         SELECT o.option_symbol,
                arg_max(struct_pack(open_interest := o.open_interest, published_at := o.published_at),
                        struct_pack(settled := o.settled_session, published := o.published_at)) AS latest
-        FROM open_interest o
-        WHERE ${interestScope} AND ${settled} AND o.published_at <= to_timestamp($cutoff)
+        FROM ${interest} o
+        WHERE ${filters.interest} AND ${settled} AND o.published_at <= to_timestamp($cutoff)
           AND o.option_symbol IN (${symbols})
         GROUP BY o.option_symbol))`;
   });
-  params['oiWindow'] = previousSession(windows[0]!.session);
-  const sql = `
-    WITH listed AS (
-      SELECT * FROM contracts c WHERE ${contractWhere.join(' AND ')} AND c.expiration >= CAST($session AS DATE)
-    ), ${searches.join(', ')}, ${snap}, ${interestSteps.join(', ')}, interest AS (
-      SELECT * FROM interest_0 UNION ALL SELECT * FROM interest_1
-    ), answer_rows AS (
-      SELECT ${columns}
-      FROM snap s
-      JOIN listed c ON c.option_symbol = s.option_symbol
-      LEFT JOIN interest i ON i.option_symbol = s.option_symbol
-    )`;
-  return { sql, params };
+  return `${steps.join(', ')}, interest AS (SELECT * FROM interest_0 UNION ALL SELECT * FROM interest_1)`;
 }
 
 /**
@@ -263,7 +354,7 @@ export async function readAnswerRows(
   scope: Scope,
   options: Options = {},
 ): Promise<SnapshotRow[]> {
-  const query = answerRowsSql(asOf, scope, options);
+  const query = await answerRowsSql(sql, asOf, scope, options);
   return sql.all<SnapshotRow>(
     `${query.sql} SELECT ${SNAPSHOT_COLUMNS.join(', ')} FROM answer_rows`,
     query.params,

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
+import {
+  announceSessionLoop,
+  readAheadRows,
+  sessionBlockRows,
+} from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
@@ -55,13 +59,19 @@ describe('read-ahead for session loops', () => {
     expect(fromBlock).toBeGreaterThan((sessions.length - 1) * 3);
   }, 240_000);
 
-  it('does not start a read-ahead for a single request or a backward step', async () => {
+  it('does not start a read-ahead for a single request, a backward step or one forward step', async () => {
     const cache = new StoreCache(() => reader.dataVersion);
     const at = (session: string): AsOf => currentAsOf('live', etWallToSeconds(session, '15:45'));
     const contract = { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' };
+    const spy = { underlying: 'SPY' };
     expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), contract)).toBeUndefined();
-    expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), { underlying: 'SPY' })).toBeUndefined();
-    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), { underlying: 'SPY' })).toBeDefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-13'), spy)).toBeUndefined();
+    // Random requests step forward now and then: one step is not yet a loop, two in a row are.
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-16'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-10'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-11'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-12'), spy)).toBeDefined();
   });
 
   it("answers a loop over one contract from its underlying's block, as its own query does", async () => {
@@ -78,7 +88,7 @@ describe('read-ahead for session loops', () => {
         recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, contract))),
       );
     }
-    expect(fromBlock).toBe(sessions.length - 1);
+    expect(fromBlock).toBe(sessions.length - 2);
   });
 
   it("reads an announced loop's period from its first request, answering as the query does", async () => {
@@ -104,4 +114,34 @@ describe('read-ahead for session loops', () => {
       }),
     ).toBeUndefined();
   });
+});
+
+describe('random access to dated sessions', () => {
+  it("answers a dated chain at sessions asked in random order from their one session's rows, as the query does", async () => {
+    // A small cache, so that sessions are let go and read again while the contracts stay shared.
+    const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 256 * 1024 });
+    const sessions = sessionsBetween('2019-01-02', '2020-12-31');
+    let seed = 20_190_102;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const scopes = [
+      { underlying: 'SPY' },
+      { underlying: 'SPX' },
+      { underlying: 'SPX', root: 'SPXW' },
+      { underlying: 'AAPL' },
+    ];
+    for (let i = 0; i < 24; i++) {
+      const session = sessions[Math.floor(random() * sessions.length)]!;
+      const scope = scopes[i % scopes.length]!;
+      const asOf: AsOf = { kind: 'dated', session };
+      const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope)));
+      expect(expected.length, `${session} ${JSON.stringify(scope)}`).toBeGreaterThan(0);
+      expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
+      // Asked again: from the cache, the same.
+      expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
+    }
+    expect(cache.sessionCacheBytes).toBeLessThanOrEqual(256 * 1024);
+  }, 120_000);
 });
