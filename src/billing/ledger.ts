@@ -73,12 +73,15 @@ export class Ledger {
     return this.failing;
   }
 
-  /** Closes the log file, once the entries being written are written. */
-  async close(): Promise<void> {
-    await this.queue.catch(() => undefined);
-    const open = this.open;
-    this.open = undefined;
-    await open?.handle.close().catch(() => undefined);
+  /** Closes the log file, once the entries being written are written (in turn with the writes). */
+  close(): Promise<void> {
+    const closing = this.queue.then(async () => {
+      const open = this.open;
+      this.open = undefined;
+      await open?.handle.close().catch(() => undefined);
+    });
+    this.queue = closing.catch(() => undefined);
+    return closing;
   }
 
   /** Closes the log file so the next entry opens it again by name (after a rotation: SIGHUP). */

@@ -45,13 +45,19 @@ export class ResponseCache {
     nowSeconds: number,
   ): string | undefined {
     let parsed: Record<string, unknown>;
+    let shape: readonly string[];
     try {
-      const result = endpoint.schema(fixedClock(nowSeconds)).safeParse({ ...query });
+      const schema = endpoint.schema(fixedClock(nowSeconds));
+      const result = schema.safeParse({ ...query });
       if (!result.success) return undefined;
-      parsed = result.data as Record<string, unknown>;
+      parsed = { ...(result.data as Record<string, unknown>) };
+      shape = Object.keys(schema.shape);
     } catch {
       return undefined;
     }
+    // A parameter the endpoint reads but its schema does not describe keeps its raw value.
+    const reads = new Set([...shape, ...endpoint.params]);
+    for (const [k, v] of Object.entries(query)) if (reads.has(k) && !(k in parsed)) parsed[k] = v;
     const sorted = (o: Readonly<Record<string, unknown>>) =>
       Object.keys(o)
         .filter((k) => o[k] !== undefined)
