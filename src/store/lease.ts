@@ -6,7 +6,7 @@
  * has not been refreshed for {@link FOREIGN_LEASE_MS}.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Manifest } from './manifest.js';
@@ -41,15 +41,14 @@ export class ReaderLease {
   }
 
   /**
-   * Takes a lease on `manifest` in the store `dir`; undefined when the store has no `leases/` directory
-   * (every writer makes one: a store never written since has no garbage collection to hold off, and a
-   * read-only or shipped store is left as it is) or cannot be written.
+   * Takes a lease on `manifest` in the store `dir`; undefined when the store cannot be written (a
+   * read-only or installed store has no writer, hence no garbage collection to hold off).
    */
   static take(dir: string, manifest: Manifest): ReaderLease | undefined {
     const file = path.join(dir, LEASES_DIR, `${process.pid}-${randomUUID().slice(0, 8)}.json`);
     const lease = new ReaderLease(file, manifest);
     try {
-      if (!existsSync(path.dirname(file))) return undefined;
+      mkdirSync(path.dirname(file), { recursive: true });
       lease.write();
     } catch {
       return undefined;
@@ -94,13 +93,9 @@ export class ReaderLease {
   }
 }
 
-/**
- * The files listed by the live leases of the store `dir`; leases of ended readers are removed. Makes the
- * `leases/` directory, so that readers opened from now on take leases.
- */
+/** The files listed by the live leases of the store `dir`; leases of ended readers are removed. */
 export async function leasedFiles(dir: string, now = Date.now()): Promise<Set<string>> {
   const root = path.join(dir, LEASES_DIR);
-  await fs.mkdir(root, { recursive: true }).catch(() => undefined);
   const names = await fs.readdir(root).catch(() => [] as string[]);
   const files = new Set<string>();
   for (const name of names) {
