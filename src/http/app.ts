@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
+import { STATUS } from '../service/errors.js';
 import type { ApiResponse, RequestOptions } from '../service/service.js';
 
 /** What the app needs of a store: its request step. */
@@ -61,7 +62,7 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
       if (options.adminToken === undefined || admin === undefined || !sameToken(admin, options.adminToken)) {
         return Response.json(
           { s: 'error', errmsg: `${CLOCK_HEADER} needs the server's admin token in ${ADMIN_HEADER}.` },
-          { status: 403, headers: CORS_HEADERS },
+          { status: STATUS.clockWithoutAdmin, headers: CORS_HEADERS },
         );
       }
       now = asked;
@@ -84,7 +85,7 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
   app.all('*', () =>
     Response.json(
       { s: 'error', errmsg: 'Method not allowed. The API answers GET, HEAD and OPTIONS.' },
-      { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } },
+      { status: STATUS.methodNotAllowed, headers: { Allow: 'GET, HEAD, OPTIONS' } },
     ),
   );
   return app;

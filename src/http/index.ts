@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
+import { STATUS } from '../service/errors.js';
 import { requestLineTooLarge } from '../service/service.js';
 import { type AppOptions, createApp, type RequestHandler } from './app.js';
 
@@ -87,7 +88,7 @@ function unreadable(error: unknown): Response {
         ? 'Malformed URL: the request target or its Host header cannot be read.'
         : 'Internal error.',
     },
-    { status: malformed ? 400 : 500, headers: { 'Access-Control-Allow-Origin': '*' } },
+    { status: STATUS.unreadable(malformed), headers: { 'Access-Control-Allow-Origin': '*' } },
   );
 }
 

@@ -7,7 +7,7 @@ import { MarketDataError } from '../errors.js';
 import type { LookAheadField } from '../pit/policy.js';
 import { OPTION_COLUMNS } from '../query/options/columns.js';
 import type { Answer, EndpointResult, FieldKind, Mode } from '../query/types.js';
-import { failureOf } from '../service/errors.js';
+import { failureOf, noDataRefusal } from '../service/errors.js';
 import { type Columns, QueryResult } from './result.js';
 
 /** What a result is made from besides the answer. */
@@ -39,7 +39,7 @@ export function toResult<C extends Columns>(
   };
   if (result === undefined || result.kind === 'no_data') {
     if (result !== undefined && result.errmsg !== undefined) {
-      throw new MarketDataError(404, result.errmsg, { body: { s: 'no_data', errmsg: result.errmsg } });
+      throw noDataRefusal(result.errmsg);
     }
     return new QueryResult<C>(emptyColumns(context.service) as unknown as C, {
       ...base,

@@ -97,6 +97,32 @@ export const REFUSALS = {
     new MarketDataError(524, `The request took longer than ${seconds} s. Ask for less data per request.`),
 } as const;
 
+/**
+ * The statuses of what is not a failure of the service's pipeline, each decided here: a question
+ * without data, a request line too long, a clock instant that cannot be read, and the HTTP face's own
+ * answers (a clock set without the admin token, a method other than GET/HEAD/OPTIONS, a request no
+ * `Request` can be made of).
+ */
+export const STATUS = {
+  /** A valid question without data: 404, but 200 with the service's `0` body in CSV unless it says why. */
+  noData: (format: 'json' | 'csv', saysWhy: boolean): 200 | 404 => (format === 'csv' && !saysWhy ? 200 : 404),
+  /** The web server's HTML answer to a request line over 4094 bytes. */
+  requestLineTooLarge: 400,
+  /** A clock instant (`now`) that cannot be read. */
+  invalidNow: 400,
+  /** `X-Pitchain-Now` without the server's admin token. */
+  clockWithoutAdmin: 403,
+  /** A method the API does not answer. */
+  methodNotAllowed: 405,
+  /** A request target or Host header that cannot be read (else a fault of the adapter: 500). */
+  unreadable: (malformed: boolean): 400 | 500 => (malformed ? 400 : 500),
+} as const;
+
+/** A question without data that says why (an unknown symbol): the service's 404 `no_data` refusal. */
+export function noDataRefusal(errmsg: string): MarketDataError {
+  return new MarketDataError(404, errmsg, { body: { s: 'no_data', errmsg } });
+}
+
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   203: 'Non-Authoritative Information',

@@ -8,6 +8,7 @@ import type { ErrorBody } from '../errors.js';
 import { MarketDataError } from '../errors.js';
 import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
 import type { Answer, Field, FieldKind, NoData, Scalar } from '../query/types.js';
+import { STATUS } from './errors.js';
 
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;
@@ -279,10 +280,11 @@ export function renderNoData(noData: NoData, options: OutputOptions): Rendered &
   if (noData.prevTime !== undefined)
     body['prevTime'] = formatValue(noData.prevTime, 'instant', options.dateformat);
   if (options.format === 'csv') {
-    if (noData.errmsg !== undefined) return { status: 404, ...renderError(body as ErrorBody, options) };
-    return { status: 200, contentType: CSV_TYPE, body: options.headers ? `0${EOL}""${EOL}` : `""${EOL}` };
+    const status = STATUS.noData('csv', noData.errmsg !== undefined);
+    if (noData.errmsg !== undefined) return { status, ...renderError(body as ErrorBody, options) };
+    return { status, contentType: CSV_TYPE, body: options.headers ? `0${EOL}""${EOL}` : `""${EOL}` };
   }
-  return { status: 404, contentType: JSON_TYPE, body: JSON.stringify(body) };
+  return { status: STATUS.noData('json', true), contentType: JSON_TYPE, body: JSON.stringify(body) };
 }
 
 /** Renders an error body in the requested format (JSON unless the request asked for CSV). */

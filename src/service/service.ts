@@ -14,7 +14,7 @@ import type { AsOf } from '../pit/as-of.js';
 import type { Answer, Endpoint, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
-import { failureOf, REFUSALS } from './errors.js';
+import { failureOf, REFUSALS, STATUS } from './errors.js';
 import {
   answerPieces,
   contentTypeOf,
@@ -488,7 +488,7 @@ function allKeys(answer: Answer): string[] {
 /** The web server's HTML 400 for a request line over {@link MAX_REQUEST_LINE} bytes (specification §7). */
 export function requestLineTooLarge(size: number): ApiResponse {
   return {
-    status: 400,
+    status: STATUS.requestLineTooLarge,
     headers: { 'Content-Type': 'text/html' },
     body: `<html><head><title>Bad Request</title></head><body><h1><p>Bad Request</p></h1>Request Line is too large (${size} > ${MAX_REQUEST_LINE})</body></html>`,
     credits: 0,
@@ -531,7 +531,7 @@ function lowerCaseKeys(headers: unknown): Record<string, string> {
 function invalidNow(now: unknown): ApiResponse {
   const errmsg = invalidNowMessage(now);
   return {
-    status: 400,
+    status: STATUS.invalidNow,
     headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
     body: JSON.stringify({ s: 'error', errmsg }),
     credits: 0,
