@@ -22,11 +22,14 @@ export function untilStopped(
 ): Promise<void> {
   return new Promise<void>((resolve) => {
     const hangup = () => options.onHangup?.();
+    // Only under npm (npx, npm start, npm run): a server put in the background on purpose (nohup, a
+    // service manager) outlives the shell that started it.
     const parent = process.ppid;
     const orphaned = setInterval(() => {
       if (process.ppid !== parent) stop();
     }, PARENT_CHECK_MS);
     orphaned.unref();
+    if (process.env['npm_execpath'] === undefined) clearInterval(orphaned);
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
