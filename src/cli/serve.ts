@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_GRACE_MS, listen } from '../http/index.js';
 import { openStore } from '../library/store.js';
 import { readLimit } from '../service/limits.js';
-import { DEFAULT_LIMITS, readInstant } from '../service/service.js';
+import { DEFAULT_LIMITS, readInstant, withoutTokens } from '../service/service.js';
 import { chooseLogFile } from './request-log.js';
 import { untilStopped } from './until-stopped.js';
 
@@ -164,7 +164,8 @@ Examples:
         port,
         ...(start === undefined ? {} : { clock: () => start + ((Date.now() - startedMs) / 1000) * speed }),
         ...(adminToken === undefined ? {} : { adminToken }),
-        onError: (detail, path) => process.stderr.write(`pitchain: 500 for ${path}: ${detail}\n`),
+        onError: (detail, path) =>
+          process.stderr.write(`pitchain: failed ${withoutTokens(path, undefined)}: ${detail}\n`),
       }).catch((error: unknown) => {
         store.close();
         throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, {

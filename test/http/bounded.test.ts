@@ -11,6 +11,22 @@ import { openStore, type Store } from '../../src/library/store.js';
 const NOW = '2020-03-16T15:45:00-04:00';
 const CANDLES = '/v1/stocks/candles/1/SPY/?from=2020-03-02&to=2020-03-13';
 
+describe('a request past the time limit', () => {
+  it('is refused with 524 and charged nothing', async () => {
+    const store = await openStore('data/sample', { now: NOW, threads: 1, limits: { maxSeconds: 1e-6 } });
+    try {
+      const response = await store.request(`${CANDLES}&limit=5`);
+      expect([response.status, response.credits]).toEqual([524, 0]);
+      expect(JSON.parse(response.body)).toEqual({
+        s: 'error',
+        errmsg: 'The request took longer than 0.000001 s. Ask for less data per request.',
+      });
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe('a server with limits', () => {
   let store: Store;
   let server: RunningServer;
