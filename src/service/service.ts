@@ -14,7 +14,7 @@ import type { AsOf } from '../pit/as-of.js';
 import type { Answer, Endpoint, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
-import { failureOf, REFUSALS, STATUS } from './errors.js';
+import { failureOf, REFUSALS } from './errors.js';
 import {
   answerPieces,
   contentTypeOf,
@@ -23,32 +23,28 @@ import {
   parseOutputOptions,
   renderError,
   renderNoData,
-  UNIVERSAL_KEYS,
 } from './format.js';
-import { invalidNowMessage, parseMaxAge, readInstant } from './instant.js';
+import { parseMaxAge, readInstant } from './instant.js';
 import { Budget, DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
 import { parseMode, resolveFreshness } from './modes.js';
+import { endpointParams, lowerCaseKeys } from './query.js';
 import { ResponseCache } from './response-cache.js';
+import {
+  type ApiResponse,
+  BASE_HEADERS,
+  invalidNow,
+  MAX_REQUEST_LINE,
+  rayHeaders,
+  requestLineTooLarge,
+} from './responses.js';
 import { Router } from './router.js';
 import { bearer, echoHeaders, withoutTokens } from './secrets.js';
 
 export { statusText } from './errors.js';
 export { readInstant } from './instant.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
+export { type ApiResponse, MAX_REQUEST_LINE, requestLineTooLarge } from './responses.js';
 export { withoutTokens } from './secrets.js';
-
-/** The maximum HTTP request line (specification L1). */
-export const MAX_REQUEST_LINE = 4094;
-
-/** What a request returns: status, headers and the body text exactly as the service would send them. */
-export type ApiResponse = {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-  readonly credits: number;
-  /** For logs only, on a 500: what failed, its causes and SQL. Never part of the body. */
-  readonly detail?: string;
-};
 
 /** Per-request options of the library face. */
 export type RequestOptions = {
@@ -84,12 +80,6 @@ export type ApiOptions = {
 
 /** The header that marks IV and Greeks computed from the quotes rather than the vendor's. */
 export const GREEKS_HEADER = 'X-Pitchain-Greeks';
-
-const BASE_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'X-Content-Type-Options': 'nosniff',
-  Vary: 'Accept, Origin',
-};
 
 /** What `evaluate` found: the endpoint's answer (or none, for a cache miss) and how it was reached. */
 export type Evaluation = {
@@ -483,57 +473,4 @@ export class Api {
 
 function allKeys(answer: Answer): string[] {
   return answer.fields.map((f) => f.key);
-}
-
-/** The web server's HTML 400 for a request line over {@link MAX_REQUEST_LINE} bytes (specification §7). */
-export function requestLineTooLarge(size: number): ApiResponse {
-  return {
-    status: STATUS.requestLineTooLarge,
-    headers: { 'Content-Type': 'text/html' },
-    body: `<html><head><title>Bad Request</title></head><body><h1><p>Bad Request</p></h1>Request Line is too large (${size} > ${MAX_REQUEST_LINE})</body></html>`,
-    credits: 0,
-  };
-}
-
-function rayHeaders(entry: { ray: string; logId: number } | undefined): Record<string, string> {
-  if (entry === undefined) return {};
-  return { 'CF-Ray': entry.ray, 'X-Api-Response-Log-Id': String(entry.logId) };
-}
-
-/** The parameters an endpoint reads: the query without the universal ones (and `date` once resolved). */
-function endpointParams(
-  query: Readonly<Record<string, string>>,
-  withoutDate: boolean,
-): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of Object.entries(query)) {
-    if (!(withoutDate && k === 'date') && !(UNIVERSAL_KEYS as readonly string[]).includes(k)) out[k] = v;
-  }
-  return out;
-}
-
-/**
- * Header names in lower case; values that are not text are left out, and an object that throws when read
- * (a getter, a proxy) gives what was read before (a caller's mistake, not a crash).
- */
-function lowerCaseKeys(headers: unknown): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  if (headers === null || typeof headers !== 'object') return out;
-  try {
-    for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
-  } catch {
-    // keep what was read
-  }
-  return out;
-}
-
-/** The 400 for a clock instant that cannot be read (a caller's mistake in `now`). */
-function invalidNow(now: unknown): ApiResponse {
-  const errmsg = invalidNowMessage(now);
-  return {
-    status: STATUS.invalidNow,
-    headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ s: 'error', errmsg }),
-    credits: 0,
-  };
 }
