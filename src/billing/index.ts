@@ -10,4 +10,4 @@ export {
   type UserType,
 } from './accounts.js';
 export { creditsFor } from './credits.js';
-export { Ledger, type LogEntry, MAX_CONCURRENT } from './ledger.js';
+export { Ledger, type LogEntry, LogUnavailableError, MAX_CONCURRENT } from './ledger.js';

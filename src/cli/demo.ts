@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import { AccountBook } from '../billing/accounts.js';
 import { UsageError } from '../errors.js';
-import { listen, type RunningServer } from '../http/index.js';
+import { DEFAULT_GRACE_MS, listen, type RunningServer } from '../http/index.js';
 import type { ChainParams } from '../library/params.js';
 import { openStore, type Store } from '../library/store.js';
 import { formatEtTimestamp, formatInstant, toEtDate } from '../market-time/index.js';
 import { withoutTokens } from '../service/service.js';
 import { renderTable } from './format.js';
 import { SAMPLE_STORE } from './sample.js';
+import { untilStopped } from './until-stopped.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 /** The tour's account: a paid, non-professional account with OPRA (live options), served to curl and SDKs. */
@@ -247,15 +248,7 @@ async function serveUntilStopped(store: Store, port: number): Promise<void> {
       '',
     ].join('\n'),
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      void server.close().then(resolve);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await untilStopped(server, { graceMs: DEFAULT_GRACE_MS });
 }
 
 function unique<T>(values: readonly T[]): T[] {

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { listen } from '../http/index.js';
+import { DEFAULT_GRACE_MS, listen } from '../http/index.js';
 import { openStore } from '../library/store.js';
-import { readInstant } from '../service/service.js';
+import { readLimit } from '../service/limits.js';
+import { DEFAULT_LIMITS, readInstant, withoutTokens } from '../service/service.js';
 import { chooseLogFile } from './request-log.js';
+import { untilStopped } from './until-stopped.js';
 
 type ServeFlags = {
   store: string;
@@ -16,6 +18,12 @@ type ServeFlags = {
   adminToken?: string;
   log?: string | boolean;
   greeks?: string;
+  grace: string;
+  follow: boolean;
+  maxAnswerBytes?: string;
+  maxRows?: string;
+  maxSeconds?: string;
+  cacheBytes?: string;
 };
 
 /** `pitchain serve`: the store as the market-data service, over HTTP, for tools and the service's SDKs. */
@@ -46,12 +54,34 @@ export function registerServe(program: Command): void {
       '--greeks <source>',
       "vendor (the service's rule, default) or computed (IV and Greeks from the quotes, marked X-Pitchain-Greeks)",
     )
+    .option(
+      '--grace <seconds>',
+      'on SIGTERM or Ctrl-C, how long the requests in flight may take',
+      String(DEFAULT_GRACE_MS / 1000),
+    )
+    .option('--no-follow', 'keep the version the server started with instead of following new ingests')
+    .option(
+      '--max-answer-bytes <n>',
+      `largest answer body, e.g. 32MB (413 beyond; default ${DEFAULT_LIMITS.maxAnswerBytes / 1024 ** 2}MB)`,
+    )
+    .option(
+      '--max-rows <n>',
+      `most rows an endpoint may answer before paging (413 beyond; default ${DEFAULT_LIMITS.maxRows})`,
+    )
+    .option(
+      '--max-seconds <n>',
+      `longest a request may take (524 beyond; default ${DEFAULT_LIMITS.maxSeconds})`,
+    )
+    .option('--cache-bytes <n>', 'memory of the response cache, e.g. 64MB (default 64MB)')
     .addHelpText(
       'after',
       `
-It prints "listening on http://HOST:PORT" when ready and stops on Ctrl-C or SIGTERM once the requests in
-flight are answered. Every metered request is appended to the request log, which \`pitchain log\` reads;
-the embedded sample and a store that cannot be written keep it in memory unless --log names a file.
+It prints "listening on http://HOST:PORT" when ready. It follows new ingests into the store between
+requests (--no-follow keeps the first version). On Ctrl-C or SIGTERM it stops accepting, answers the
+requests in flight and exits, cutting what is left after --grace seconds. Every metered request is
+appended to the request log, which \`pitchain log\` reads; the embedded sample and a store that cannot be
+written keep it in memory unless --log names a file. To rotate the log, move it away and send SIGHUP
+(or just move it: the server notices within a second and starts a new file).
 
 Examples:
   $ pitchain serve --store data/sample --now 2020-03-16T15:45:00-04:00
@@ -93,6 +123,16 @@ Examples:
       if (adminToken !== undefined && adminToken.length < 8) {
         throw new UsageError('--admin-token must be at least 8 characters.');
       }
+      const graceSeconds = Number(flags.grace);
+      if (!/^\d+(\.\d+)?$/.test(flags.grace) || graceSeconds > 3600) {
+        throw new UsageError(`--grace must be seconds from 0 to 3600, such as 10, not '${flags.grace}'.`);
+      }
+      const limits = {
+        ...limitFlag('--max-answer-bytes', flags.maxAnswerBytes, 'maxAnswerBytes'),
+        ...limitFlag('--max-rows', flags.maxRows, 'maxRows'),
+        ...limitFlag('--max-seconds', flags.maxSeconds, 'maxSeconds'),
+      };
+      const cacheBytes = limitFlag('--cache-bytes', flags.cacheBytes, 'bytes')['bytes'];
       const log = await chooseLogFile(flags.store, flags.log);
       if (log.warning !== undefined) process.stderr.write(`pitchain: ${log.warning}\n`);
       if (flags.greeks !== undefined && flags.greeks !== 'vendor' && flags.greeks !== 'computed') {
@@ -100,6 +140,9 @@ Examples:
       }
       const store = await openStore(flags.store, {
         threads: 2,
+        follow: flags.follow,
+        limits,
+        ...(cacheBytes === undefined ? {} : { responseCacheBytes: cacheBytes }),
         ...(log.file === undefined ? {} : { ledgerFile: log.file }),
         ...(now === undefined ? {} : { now }),
         ...(flags.accounts === undefined ? {} : { accounts: flags.accounts }),
@@ -121,7 +164,8 @@ Examples:
         port,
         ...(start === undefined ? {} : { clock: () => start + ((Date.now() - startedMs) / 1000) * speed }),
         ...(adminToken === undefined ? {} : { adminToken }),
-        onError: (detail, path) => process.stderr.write(`pitchain: 500 for ${path}: ${detail}\n`),
+        onError: (detail, path) =>
+          process.stderr.write(`pitchain: failed ${withoutTokens(path, undefined)}: ${detail}\n`),
       }).catch((error: unknown) => {
         store.close();
         throw new UsageError(`cannot listen on ${flags.host}:${flags.port}: ${(error as Error).message}`, {
@@ -130,20 +174,28 @@ Examples:
       });
       process.stdout.write(`listening on ${server.url}\n`);
       if (log.file !== undefined) process.stdout.write(`request log: ${log.file}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void server
-            .close()
-            .then(() => store.api.close())
-            .then(() => {
-              store.close();
-              resolve();
-            });
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+      await untilStopped(server, {
+        graceMs: graceSeconds * 1000,
+        // Rotation: the operator moved the log away; the next entry starts a new file by its name.
+        onHangup: () => void store.api.ledger.reopen(),
+        close: async () => {
+          await store.api.close();
+          store.close();
+        },
       });
     });
+}
+
+/** A limit flag as the service option it sets (nothing when not given); a bad value is a usage error. */
+function limitFlag<K extends string>(
+  flag: string,
+  text: string | undefined,
+  key: K,
+): Partial<Record<K, number>> {
+  if (text === undefined) return {};
+  const value = readLimit(text);
+  if (value === undefined) {
+    throw new UsageError(`${flag} must be a positive number (bytes may end in KB, MB or GB), not '${text}'.`);
+  }
+  return { [key]: value } as Partial<Record<K, number>>;
 }

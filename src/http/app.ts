@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
+import { STATUS } from '../service/errors.js';
 import type { ApiResponse, RequestOptions } from '../service/service.js';
 
 /** What the app needs of a store: its request step. */
@@ -61,7 +62,7 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
       if (options.adminToken === undefined || admin === undefined || !sameToken(admin, options.adminToken)) {
         return Response.json(
           { s: 'error', errmsg: `${CLOCK_HEADER} needs the server's admin token in ${ADMIN_HEADER}.` },
-          { status: 403, headers: CORS_HEADERS },
+          { status: STATUS.clockWithoutAdmin, headers: CORS_HEADERS },
         );
       }
       now = asked;
@@ -72,16 +73,46 @@ export function createApp(store: RequestHandler, options: AppOptions = {}): Hono
       ...(now === undefined ? {} : { now }),
     });
     if (response.detail !== undefined) options.onError?.(response.detail, url.pathname);
-    const body = c.req.method === 'HEAD' || response.status === 204 ? null : response.body;
-    return new Response(body, { status: response.status, headers: response.headers });
+    if (c.req.method === 'HEAD' || response.status === 204)
+      return new Response(null, { status: response.status, headers: response.headers });
+    const body = bodyOf(response.body);
+    const sent =
+      typeof body === 'string'
+        ? response.headers
+        : { ...response.headers, 'Content-Length': String(Buffer.byteLength(response.body)) };
+    return new Response(body, { status: response.status, headers: sent });
   });
   app.all('*', () =>
     Response.json(
       { s: 'error', errmsg: 'Method not allowed. The API answers GET, HEAD and OPTIONS.' },
-      { status: 405, headers: { Allow: 'GET, HEAD, OPTIONS' } },
+      { status: STATUS.methodNotAllowed, headers: { Allow: 'GET, HEAD, OPTIONS' } },
     ),
   );
   return app;
+}
+
+/** Characters of a body per written piece: a large answer is sent as the client reads it. */
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * A body as the runtime sends it: a short one whole; a long one as a stream of pieces, each written when
+ * the client has read the one before, so no single write holds the event loop or buffers the answer twice.
+ */
+function bodyOf(body: string): string | ReadableStream<Uint8Array> {
+  if (body.length <= PIECE_CHARS) return body;
+  const encoder = new TextEncoder();
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let end = Math.min(body.length, at + PIECE_CHARS);
+      // Never split a surrogate pair between pieces.
+      const code = body.charCodeAt(end - 1);
+      if (end < body.length && code >= 0xd800 && code <= 0xdbff) end++;
+      controller.enqueue(encoder.encode(body.slice(at, end)));
+      at = end;
+      if (at >= body.length) controller.close();
+    },
+  });
 }
 
 /** Compares tokens in time independent of where they differ. */

@@ -1,7 +1,8 @@
 /** The HTTP face of pitchain (a leaf adapter over the service): `createApp` for any runtime, `listen` on Node. */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
+import { STATUS } from '../service/errors.js';
 import { requestLineTooLarge } from '../service/service.js';
 import { type AppOptions, createApp, type RequestHandler } from './app.js';
 
@@ -11,8 +12,16 @@ export { ADMIN_HEADER, type AppOptions, CLOCK_HEADER, createApp, type RequestHan
 export type RunningServer = {
   readonly url: string;
   readonly port: number;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, closes idle keep-alive connections, answers the requests in flight
+   * (each with `Connection: close`) and resolves once they are answered, or after `graceMs` (default
+   * {@link DEFAULT_GRACE_MS}), when the connections still open are cut.
+   */
+  close(graceMs?: number): Promise<void>;
 };
+
+/** How long a stopping server waits for the requests in flight (`pitchain serve --grace`). */
+export const DEFAULT_GRACE_MS = 10_000;
 
 /** Serves a store over HTTP on Node (`node:http`); `port: 0` takes a free port. Loopback by default. */
 export function listen(
@@ -29,7 +38,16 @@ export function listen(
   );
   // A connection that has had a request is no longer at its first byte: see `answerClientError`.
   const answered = new WeakSet<Socket>();
-  server.on('request', (request: { socket: Socket }) => answered.add(request.socket));
+  let closing = false;
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    answered.add(request.socket);
+    // A stopping server answers what it was asked and closes the connection after it: a client that
+    // keeps its connection busy cannot hold the server open.
+    if (closing) response.setHeader('Connection', 'close');
+    response.once('finish', () => {
+      if (closing) server.closeIdleConnections();
+    });
+  });
   server.on('clientError', (error: Error, socket: Socket) =>
     answerClientError(error, socket, answered.has(socket)),
   );
@@ -41,9 +59,15 @@ export function listen(
       resolve({
         url: `http://${shown}:${info.port}`,
         port: info.port,
-        close: () =>
+        close: (graceMs = DEFAULT_GRACE_MS) =>
           new Promise<void>((done) => {
-            server.close(() => done());
+            closing = true;
+            const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+            cut.unref();
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
             server.closeIdleConnections();
           }),
       });
@@ -64,7 +88,7 @@ function unreadable(error: unknown): Response {
         ? 'Malformed URL: the request target or its Host header cannot be read.'
         : 'Internal error.',
     },
-    { status: malformed ? 400 : 500, headers: { 'Access-Control-Allow-Origin': '*' } },
+    { status: STATUS.unreadable(malformed), headers: { 'Access-Control-Allow-Origin': '*' } },
   );
 }
 

@@ -11,8 +11,15 @@ import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
 import { announceSessionLoop } from '../query/options/read-ahead.js';
 import type { GreeksSource } from '../query/types.js';
-import { Api, type ApiResponse, type RequestOptions, readInstant } from '../service/service.js';
+import {
+  Api,
+  type ApiResponse,
+  type RequestOptions,
+  readInstant,
+  type ServiceLimits,
+} from '../service/service.js';
 import { StoreCache } from '../store/cache.js';
+import { ReaderLease } from '../store/lease.js';
 import { type OpenStoreOptions as ReaderOptions, StoreReader } from '../store/store.js';
 import { type StoreSummary, summarizeStore } from '../store/summary.js';
 import { libraryError, noDataOf, toResult } from './answer.js';
@@ -26,6 +33,7 @@ import {
   type StockFunctions,
   stockFunctions,
 } from './face.js';
+import { Follower } from './follow.js';
 import { toQuery } from './params.js';
 import type { Columns, QueryResult } from './result.js';
 import { PointInTimeView, type ViewOptions } from './view.js';
@@ -51,6 +59,16 @@ export type OpenOptions = ReaderOptions & {
   readonly greeks?: GreeksSource;
   /** The bytes the session cache (sessions' rows read, shared by loops and random requests) may hold. */
   readonly sessionCacheBytes?: number;
+  /**
+   * Follow new commits: before each request a cheap check of the manifest; when a writer committed, the
+   * store moves to the new version once the requests in flight have finished on theirs (new ones wait for
+   * the move). Default false (a notebook or backtest keeps the version it opened); `pitchain serve` follows.
+   */
+  readonly follow?: boolean;
+  /** Bounds on one request's rows, bytes and time (see `ServiceLimits`). */
+  readonly limits?: Partial<ServiceLimits>;
+  /** Bytes the response cache may hold (default 64 MB). */
+  readonly responseCacheBytes?: number;
 };
 
 /** A stock split: on `exDate` one share of `symbol` became `ratio` shares. */
@@ -85,6 +103,7 @@ export class Store {
     private readonly cache: StoreCache,
     private readonly clock: Clock,
     private readonly token: string | undefined,
+    private readonly follower: Follower,
   ) {
     const ask: Ask = (question, options) => this.ask(question, options);
     this.options = optionFunctions(ask);
@@ -94,7 +113,18 @@ export class Store {
 
   /** Opens the store in `dir` read-only. */
   static async open(dir: string, options: OpenOptions = {}): Promise<Store> {
-    const { now, accounts, ledgerFile, token, greeks, sessionCacheBytes, ...readerOptions } = options;
+    const {
+      now,
+      accounts,
+      ledgerFile,
+      token,
+      greeks,
+      sessionCacheBytes,
+      follow,
+      limits,
+      responseCacheBytes,
+      ...readerOptions
+    } = options;
     const clock = clockFor(now);
     const reader = await StoreReader.open(dir, readerOptions);
     try {
@@ -114,8 +144,11 @@ export class Store {
         ...(book === undefined ? {} : { accounts: book }),
         ...(ledgerFile === undefined ? {} : { ledgerFile }),
         ...(greeks === undefined ? {} : { greeks: parseGreeks(greeks) }),
+        ...(limits === undefined ? {} : { limits }),
+        ...(responseCacheBytes === undefined ? {} : { responseCacheBytes }),
       });
-      return new Store(reader, api, cache, clock, token);
+      const follower = new Follower(reader, ReaderLease.take(reader.dir, reader.manifest), follow === true);
+      return new Store(reader, api, cache, clock, token, follower);
     } catch (error) {
       reader.close();
       throw error;
@@ -129,7 +162,7 @@ export class Store {
 
   /** Answers `GET <path?query>` exactly as the service would: status, headers, body text, credits. */
   request(target: string, options?: RequestOptions): Promise<ApiResponse> {
-    return this.api.request(target, options);
+    return this.follower.during(() => this.api.request(target, options));
   }
 
   /** What the store holds: data version, tables, underlyings, sessions, provenance. */
@@ -196,11 +229,12 @@ export class Store {
 
   /** Moves to the newest committed version of the store; returns whether it changed. */
   refresh(): Promise<boolean> {
-    return this.reader.refresh();
+    return this.follower.refresh();
   }
 
-  /** Releases the store's DuckDB. */
+  /** Releases the store's DuckDB (and its reader lease). */
   close(): void {
+    this.follower.close();
     void this.api.close();
     this.reader.close();
   }
@@ -237,12 +271,8 @@ export class Store {
     const account = this.account(options.token ?? this.token);
     const endpoint = this.api.endpoint(question.service, Object.keys(question.path));
     try {
-      const evaluation = await this.api.evaluate(
-        endpoint,
-        question.path,
-        toQuery(question.params),
-        account,
-        nowSeconds,
+      const evaluation = await this.follower.during(() =>
+        this.api.evaluate(endpoint, question.path, toQuery(question.params), account, nowSeconds),
       );
       return toResult<C>(evaluation.result, {
         asOfSeconds: nowSeconds,

@@ -8,6 +8,7 @@ import type { ErrorBody } from '../errors.js';
 import { MarketDataError } from '../errors.js';
 import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
 import type { Answer, Field, FieldKind, NoData, Scalar } from '../query/types.js';
+import { STATUS } from './errors.js';
 
 export const DEFAULT_LIMIT = 10_000;
 export const MAX_LIMIT = 50_000;
@@ -83,10 +84,19 @@ export function parseOutputOptions(query: Readonly<Record<string, string>>): Out
     throw new MarketDataError(400, `Invalid parameter '${name}': ${shown} (${issue.message}).`);
   }
   const p = parsed.data;
-  const columns = p.columns
-    ?.split(',')
-    .map((c) => c.trim())
-    .filter((c) => c !== '');
+  // A column named twice is answered once, in its first place: the service describes no refusal for it,
+  // and the SDKs' column repair prepends `s` and the row key whether or not the caller named them.
+  const columns =
+    p.columns === undefined
+      ? undefined
+      : [
+          ...new Set(
+            p.columns
+              .split(',')
+              .map((c) => c.trim())
+              .filter((c) => c !== ''),
+          ),
+        ];
   return {
     format: p.format ?? 'json',
     headers: p.headers ?? true,
@@ -115,10 +125,11 @@ export function keep(answer: Answer, options: OutputOptions): { fields: Field[];
   const end = Math.min(total, start + options.limit);
   const paged =
     start === 0 && end === total ? [...answer.fields] : answer.fields.map((f) => page(f, start, end));
+  // A field named by its key and by its human name is still one column.
   const fields =
     options.columns === undefined
       ? paged
-      : options.columns.flatMap((key) => paged.filter((f) => f.key === key || f.human === key));
+      : [...new Set(options.columns.flatMap((key) => paged.filter((f) => f.key === key || f.human === key)))];
   return { fields, kept: { rows: end - start, keys: fields.map((f) => f.key) } };
 }
 
@@ -130,8 +141,36 @@ function page(field: Field, start: number, end: number): Field {
   return { ...field, values, json: { column, rows: kept } };
 }
 
-/** Renders a successful answer in the requested format. */
+/** Renders a successful answer in the requested format, in one piece (see `answerPieces`). */
 export function renderAnswer(answer: Answer, fields: readonly Field[], options: OutputOptions): Rendered {
+  const pieces: (string | Buffer)[] = [];
+  for (const piece of answerPieces(answer, fields, options)) pieces.push(piece);
+  return { contentType: contentTypeOf(options), body: joinPieces(pieces) };
+}
+
+/** The content type of a successful answer. */
+export function contentTypeOf(options: Pick<OutputOptions, 'format'>): string {
+  return options.format === 'csv' ? CSV_TYPE : JSON_TYPE;
+}
+
+/** Pieces of text (or UTF-8 bytes) as one string. */
+export function joinPieces(pieces: readonly (string | Buffer)[]): string {
+  if (pieces.every((p) => typeof p === 'string')) return (pieces as string[]).join('');
+  return Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString('utf8');
+}
+
+/** Rows of CSV per piece: small enough that printing one holds the event loop well under a millisecond. */
+const CSV_ROWS_PER_PIECE = 512;
+
+/**
+ * A successful answer's body as consecutive pieces: a column of JSON or a few hundred rows of CSV each, so
+ * a caller can stop between pieces (to let other requests run, or to refuse an answer grown too large).
+ */
+export function* answerPieces(
+  answer: Answer,
+  fields: readonly Field[],
+  options: OutputOptions,
+): Generator<string | Buffer> {
   const scalars = (answer.scalars ?? []).filter(
     (s) =>
       options.columns === undefined || options.columns.includes(s.key) || options.columns.includes(s.human),
@@ -139,81 +178,91 @@ export function renderAnswer(answer: Answer, fields: readonly Field[], options: 
   const keyOf = (f: { key: string; human: string }) => (options.human ? f.human : f.key);
   const withS = options.columns === undefined && !options.human;
   if (options.format === 'csv') {
-    const columns: { name: string; values: readonly unknown[] }[] = [
-      ...scalars
-        .filter((s) => s.position === 'before')
-        .map((s) => ({ name: keyOf(s), values: [formatValue(s.value, s.kind, options.dateformat)] })),
-      ...fields.map((f) => ({ name: keyOf(f), values: formatValues(f.values, f.kind, options.dateformat) })),
-      ...scalars
-        .filter((s) => s.position === 'after')
-        .map((s) => ({ name: keyOf(s), values: [formatValue(s.value, s.kind, options.dateformat)] })),
+    // Scalars repeat on every row; columns are printed a piece of rows at a time (dates formatted too).
+    type Column = { name: string; scalar?: unknown; field?: Field };
+    const scalarColumn = (s: Scalar) => ({
+      name: keyOf(s),
+      scalar: formatValue(s.value, s.kind, options.dateformat),
+    });
+    const columns: Column[] = [
+      ...scalars.filter((s) => s.position === 'before').map(scalarColumn),
+      ...fields.map((f) => ({ name: keyOf(f), field: f })),
+      ...scalars.filter((s) => s.position === 'after').map(scalarColumn),
     ];
-    const rows = Math.max(0, ...columns.map((c) => c.values.length));
-    const lines: string[] = [];
-    if (options.headers) lines.push(columns.map((c) => csvCell(c.name)).join(','));
-    for (let i = 0; i < rows; i++) {
-      lines.push(
-        columns.map((c) => csvCell(c.values.length === 1 && rows > 1 ? c.values[0] : c.values[i])).join(','),
+    const rows = Math.max(
+      columns.some((c) => c.field === undefined) ? 1 : 0,
+      ...fields.map((f) => f.values.length),
+    );
+    if (options.headers) yield columns.map((c) => csvCell(c.name)).join(',') + EOL;
+    for (let from = 0; from < rows; from += CSV_ROWS_PER_PIECE) {
+      const to = Math.min(rows, from + CSV_ROWS_PER_PIECE);
+      const values = columns.map((c) =>
+        c.field === undefined
+          ? undefined
+          : formatValues(c.field.values.slice(from, to), c.field.kind, options.dateformat),
       );
+      let piece = '';
+      for (let i = 0; i < to - from; i++) {
+        piece += `${columns.map((c, j) => csvCell(c.field === undefined ? c.scalar : values[j]![i])).join(',')}${EOL}`;
+      }
+      yield piece;
     }
-    return { contentType: CSV_TYPE, body: lines.length === 0 ? '' : lines.join(EOL) + EOL };
+    return;
   }
   if (answer.rawBody === undefined && fields.some((f) => f.json !== undefined)) {
-    return {
-      contentType: JSON_TYPE,
-      body: jsonWithColumns(scalars, fields, keyOf, withS, options.dateformat),
-    };
+    yield* jsonWithColumns(scalars, fields, keyOf, withS, options.dateformat);
+    return;
   }
-  const body: Record<string, unknown> = {};
-  if (withS) body['s'] = 'ok';
-  for (const s of scalars)
-    if (s.position === 'before') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
-  for (const f of fields) body[keyOf(f)] = formatValues(f.values, f.kind, options.dateformat);
-  for (const s of scalars)
-    if (s.position === 'after') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
-  if (answer.rawBody !== undefined) Object.assign(body, answer.rawBody);
-  return { contentType: JSON_TYPE, body: JSON.stringify(body) };
+  if (answer.rawBody !== undefined) {
+    // A raw body's keys may repeat the fields': one object keeps the service's first place, last value.
+    const body: Record<string, unknown> = {};
+    if (withS) body['s'] = 'ok';
+    for (const s of scalars)
+      if (s.position === 'before') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
+    for (const f of fields) body[keyOf(f)] = formatValues(f.values, f.kind, options.dateformat);
+    for (const s of scalars)
+      if (s.position === 'after') body[keyOf(s)] = formatValue(s.value, s.kind, options.dateformat);
+    Object.assign(body, answer.rawBody);
+    yield JSON.stringify(body);
+    return;
+  }
+  yield* jsonWithColumns(scalars, fields, keyOf, withS, options.dateformat);
 }
 
 /**
  * The JSON body written piece by piece, the same text `JSON.stringify` gives for the object (a key given
  * twice keeps its first place and its last value), with kept column texts copied rather than printed.
  */
-function jsonWithColumns(
+function* jsonWithColumns(
   scalars: readonly (Scalar & { readonly position: 'before' | 'after' })[],
   fields: readonly Field[],
   keyOf: (f: { key: string; human: string }) => string,
   withS: boolean,
   dateformat: DateFormat | undefined,
-): string {
-  const entries = new Map<string, string | Buffer>();
-  if (withS) entries.set('s', '"ok"');
-  const scalarText = (s: Scalar) => JSON.stringify(formatValue(s.value, s.kind, dateformat));
-  for (const s of scalars) if (s.position === 'before') entries.set(keyOf(s), scalarText(s));
+): Generator<string | Buffer> {
+  type Piece = { scalar?: Scalar; field?: Field; text?: string };
+  const entries = new Map<string, Piece>();
+  if (withS) entries.set('s', { text: '"ok"' });
+  for (const s of scalars) if (s.position === 'before') entries.set(keyOf(s), { scalar: s });
+  for (const f of fields) entries.set(keyOf(f), { field: f });
+  for (const s of scalars) if (s.position === 'after') entries.set(keyOf(s), { scalar: s });
   const formatKey = dateformat ?? '';
-  for (const f of fields) {
-    const key = keyOf(f);
-    entries.set(
-      key,
-      f.json === undefined
+  let separator = '{';
+  for (const [key, piece] of entries) {
+    yield `${separator}${JSON.stringify(key)}:`;
+    separator = ',';
+    const f = piece.field;
+    if (piece.text !== undefined) yield piece.text;
+    else if (piece.scalar !== undefined)
+      yield JSON.stringify(formatValue(piece.scalar.value, piece.scalar.kind, dateformat));
+    else if (f !== undefined)
+      yield f.json === undefined
         ? JSON.stringify(formatValues(f.values, f.kind, dateformat))
         : f.json.column.arrayBytes(f.json.rows, formatKey, (values) =>
             formatValues(values, f.kind, dateformat),
-          ),
-    );
+          );
   }
-  for (const s of scalars) if (s.position === 'after') entries.set(keyOf(s), scalarText(s));
-  const pieces: Buffer[] = [];
-  let separator = '{';
-  for (const [key, value] of entries) {
-    pieces.push(
-      Buffer.from(`${separator}${JSON.stringify(key)}:`),
-      typeof value === 'string' ? Buffer.from(value) : value,
-    );
-    separator = ',';
-  }
-  pieces.push(Buffer.from(entries.size === 0 ? '{}' : '}'));
-  return Buffer.concat(pieces).toString('utf8');
+  yield entries.size === 0 ? '{}' : '}';
 }
 
 /** Renders a valid question without data: 404 no_data in JSON; in CSV the service's 200 `0` body. */
@@ -225,10 +274,11 @@ export function renderNoData(noData: NoData, options: OutputOptions): Rendered &
   if (noData.prevTime !== undefined)
     body['prevTime'] = formatValue(noData.prevTime, 'instant', options.dateformat);
   if (options.format === 'csv') {
-    if (noData.errmsg !== undefined) return { status: 404, ...renderError(body as ErrorBody, options) };
-    return { status: 200, contentType: CSV_TYPE, body: options.headers ? `0${EOL}""${EOL}` : `""${EOL}` };
+    const status = STATUS.noData('csv', noData.errmsg !== undefined);
+    if (noData.errmsg !== undefined) return { status, ...renderError(body as ErrorBody, options) };
+    return { status, contentType: CSV_TYPE, body: options.headers ? `0${EOL}""${EOL}` : `""${EOL}` };
   }
-  return { status: 404, contentType: JSON_TYPE, body: JSON.stringify(body) };
+  return { status: STATUS.noData('json', true), contentType: JSON_TYPE, body: JSON.stringify(body) };
 }
 
 /** Renders an error body in the requested format (JSON unless the request asked for CSV). */

@@ -1,12 +1,13 @@
 /**
- * The response cache (semantics §5): live and delayed answers keyed by endpoint, path and parameters,
- * with the snapshot instant they hold. `mode=cached` reads it; a repeated live request at the same
- * cutoff is served from it (203). The entries live in the store's cache, so they belong to one data
- * version and vanish when the store refreshes.
+ * The response cache (semantics §5): live and delayed answers keyed by endpoint, path and the endpoint's
+ * parsed parameters, with the snapshot instant they hold. `mode=cached` reads it; a repeated live request
+ * at the same cutoff is served from it (203). It is bounded in bytes (least recently used first out) and
+ * belongs to one data version: when the store moves on, every entry is dropped.
  */
 
-import type { Answer } from '../query/types.js';
-import type { StoreCache } from '../store/cache.js';
+import { fixedClock } from '../market-time/index.js';
+import { paramNames } from '../query/params.js';
+import type { Answer, Endpoint } from '../query/types.js';
 
 export type CacheEntry = {
   readonly answer: Answer;
@@ -14,28 +15,128 @@ export type CacheEntry = {
   readonly cutoffSeconds: number;
 };
 
-/** A view of the store's cache holding the service's responses. */
-export class ResponseCache {
-  constructor(private readonly cache: StoreCache) {}
+/** The default budget: an eighth of a 512 MB server. */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
-  /** The cache key of a request: service, path parameters and endpoint parameters, order-independent. */
+/** An answer larger than this share of the budget is not kept (it would push out everything else). */
+const LARGEST_SHARE = 0.25;
+
+/** The service's responses for one data version, bounded in bytes. */
+export class ResponseCache {
+  private readonly entries = new Map<string, { entry: CacheEntry; bytes: number }>();
+  private bytes = 0;
+  private version: string;
+
+  constructor(
+    private readonly dataVersion: () => string,
+    readonly capacityBytes: number = DEFAULT_RESPONSE_CACHE_BYTES,
+  ) {
+    this.version = dataVersion();
+  }
+
+  /**
+   * The cache key of a request: service, path parameters and the endpoint's own parameters as its schema
+   * parses them at T (unknown parameters dropped, values canonical), order-independent. Undefined when the
+   * parameters do not parse: the endpoint refuses them, and a refusal is never kept.
+   */
   static key(
-    service: string,
+    endpoint: Endpoint,
     path: Readonly<Record<string, string>>,
     query: Readonly<Record<string, string>>,
-  ): string {
-    const sorted = (o: Readonly<Record<string, string>>) =>
+    nowSeconds: number,
+  ): string | undefined {
+    let parsed: Record<string, unknown>;
+    let shape: readonly string[];
+    try {
+      const schema = endpoint.schema(fixedClock(nowSeconds));
+      const result = schema.safeParse({ ...query });
+      if (!result.success) return undefined;
+      parsed = { ...(result.data as Record<string, unknown>) };
+      shape = Object.keys(schema.shape);
+    } catch {
+      return undefined;
+    }
+    // A parameter the endpoint reads outside its schema (`date` of a dated endpoint) keeps its raw value.
+    const reads = new Set([...shape, ...paramNames(endpoint)]);
+    for (const [k, v] of Object.entries(query)) if (reads.has(k) && !(k in parsed)) parsed[k] = v;
+    const sorted = (o: Readonly<Record<string, unknown>>) =>
       Object.keys(o)
+        .filter((k) => o[k] !== undefined)
         .sort()
         .map((k) => [k, o[k]]);
-    return JSON.stringify([service, sorted(path), sorted(query)]);
+    return JSON.stringify([endpoint.service, sorted(path), sorted(parsed)]);
+  }
+
+  /** Bytes the kept answers take (an estimate of their size in memory). */
+  get sizeBytes(): number {
+    this.sync();
+    return this.bytes;
+  }
+
+  /** Number of kept answers. */
+  get size(): number {
+    this.sync();
+    return this.entries.size;
   }
 
   get(key: string): CacheEntry | undefined {
-    return this.cache.response<CacheEntry>(key);
+    this.sync();
+    const found = this.entries.get(key);
+    if (found === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, found);
+    return found.entry;
   }
 
   set(key: string, entry: CacheEntry): void {
-    this.cache.keepResponse(key, entry);
+    this.sync();
+    const bytes = estimateBytes(key, entry.answer);
+    this.remove(key);
+    if (bytes > this.capacityBytes * LARGEST_SHARE) return;
+    this.entries.set(key, { entry, bytes });
+    this.bytes += bytes;
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= this.capacityBytes) break;
+      this.remove(oldest);
+    }
   }
+
+  private remove(key: string): void {
+    const found = this.entries.get(key);
+    if (found === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= found.bytes;
+  }
+
+  private sync(): void {
+    const version = this.dataVersion();
+    if (version === this.version) return;
+    this.version = version;
+    this.entries.clear();
+    this.bytes = 0;
+  }
+}
+
+/** Values measured per field to estimate its size (a field's values are alike). */
+const SAMPLE = 64;
+
+/** An estimate of an answer's size in memory: each field's values, measured on a sample. */
+export function estimateBytes(key: string, answer: Answer): number {
+  let bytes = 256 + key.length * 2;
+  for (const field of answer.fields) {
+    const values = field.values;
+    const n = Math.min(values.length, SAMPLE);
+    let sampled = 0;
+    for (let i = 0; i < n; i++) sampled += valueBytes(values[i]);
+    bytes += 64 + (n === 0 ? 0 : (sampled / n) * values.length);
+    if (field.json !== undefined && field.json.rows !== null) bytes += field.json.rows.byteLength;
+  }
+  if (answer.rawBody !== undefined) bytes += JSON.stringify(answer.rawBody).length * 2;
+  return Math.ceil(bytes);
+}
+
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + value.length * 2;
+  if (Array.isArray(value)) return 16 + value.reduce((sum: number, v) => sum + valueBytes(v), 0);
+  return 8;
 }

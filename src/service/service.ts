@@ -9,38 +9,42 @@
 import { type Account, type AccountBook, LOCAL_ACCOUNT } from '../billing/accounts.js';
 import { creditsFor } from '../billing/credits.js';
 import { Ledger } from '../billing/ledger.js';
-import { MarketDataError } from '../errors.js';
-import { type Clock, fixedClock, parseDateInput, systemClock } from '../market-time/index.js';
+import { type Clock, systemClock } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import type { Answer, Endpoint, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import { StoreCache } from '../store/cache.js';
 import type { SqlSession } from '../store/sql.js';
-import { failureOf } from './errors.js';
+import { failureOf, REFUSALS } from './errors.js';
 import {
+  answerPieces,
+  contentTypeOf,
   keep,
   type OutputOptions,
   parseOutputOptions,
-  renderAnswer,
   renderError,
   renderNoData,
-  UNIVERSAL_KEYS,
 } from './format.js';
+import { parseMaxAge, readInstant } from './instant.js';
+import { Budget, DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
 import { parseMode, resolveFreshness } from './modes.js';
+import { endpointParams, lowerCaseKeys } from './query.js';
 import { ResponseCache } from './response-cache.js';
+import {
+  type ApiResponse,
+  BASE_HEADERS,
+  invalidNow,
+  MAX_REQUEST_LINE,
+  rayHeaders,
+  requestLineTooLarge,
+} from './responses.js';
 import { Router } from './router.js';
+import { bearer, echoHeaders, withoutTokens } from './secrets.js';
 
-/** The maximum HTTP request line (specification L1). */
-export const MAX_REQUEST_LINE = 4094;
-
-/** What a request returns: status, headers and the body text exactly as the service would send them. */
-export type ApiResponse = {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-  readonly credits: number;
-  /** For logs only, on a 500: what failed, its causes and SQL. Never part of the body. */
-  readonly detail?: string;
-};
+export { statusText } from './errors.js';
+export { readInstant } from './instant.js';
+export { DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
+export { type ApiResponse, MAX_REQUEST_LINE, requestLineTooLarge } from './responses.js';
+export { withoutTokens } from './secrets.js';
 
 /** Per-request options of the library face. */
 export type RequestOptions = {
@@ -68,35 +72,14 @@ export type ApiOptions = {
   readonly ledgerFile?: string;
   /** Where option answers' IV and Greeks come from (default `vendor`, the service's own rule). */
   readonly greeks?: GreeksSource;
+  /** Bounds on one request's rows, bytes and time (default {@link DEFAULT_LIMITS}). */
+  readonly limits?: Partial<ServiceLimits>;
+  /** Bytes the response cache may hold (default 64 MB). */
+  readonly responseCacheBytes?: number;
 };
 
 /** The header that marks IV and Greeks computed from the quotes rather than the vendor's. */
 export const GREEKS_HEADER = 'X-Pitchain-Greeks';
-
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  203: 'Non-Authoritative Information',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  413: 'Payload Too Large',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-};
-
-/** The reason phrase of a status code. */
-export function statusText(status: number): string {
-  return STATUS_TEXT[status] ?? '';
-}
-
-const BASE_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'X-Content-Type-Options': 'nosniff',
-  Vary: 'Accept, Origin',
-};
 
 /** What `evaluate` found: the endpoint's answer (or none, for a cache miss) and how it was reached. */
 export type Evaluation = {
@@ -118,13 +101,22 @@ export class Api {
   /** The endpoints by service name and path parameter names (see `endpoint`), made on first use. */
   private byService: Map<string, Endpoint> | undefined;
   private readonly clock: Clock;
+  /** The bounds on one request's work. */
+  readonly limits: ServiceLimits;
 
   constructor(private readonly options: ApiOptions) {
     this.router = new Router(options.endpoints);
     this.ledger = new Ledger(options.ledgerFile);
     this.clock = options.clock ?? systemClock;
-    this.storeCache = options.cache ?? new StoreCache(() => 'unversioned');
-    this.cache = new ResponseCache(this.storeCache);
+    const storeCache = options.cache ?? new StoreCache(() => 'unversioned');
+    this.storeCache = storeCache;
+    this.cache = new ResponseCache(() => storeCache.currentVersion, options.responseCacheBytes);
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  /** The response cache (its size, for `/status/` and the benchmarks). */
+  get responseCache(): ResponseCache {
+    return this.cache;
   }
 
   /** Answers `GET <target>` (path and query) at clock T exactly as the service would; never throws. */
@@ -144,6 +136,7 @@ export class Api {
     for (const [k, v] of new URLSearchParams(rawQuery)) query[k] = v; // the last occurrence wins
     const malformed = /[&=]/.test(rawPath) || rawQuery.includes('?');
 
+    const budget = new Budget(this.limits);
     const headers = lowerCaseKeys(options?.headers);
     const token =
       (typeof options?.token === 'string' ? options.token : undefined) ??
@@ -161,22 +154,13 @@ export class Api {
       if (/^\/status\/?$/i.test(path))
         return this.plain(200, this.statusBody(nowSeconds), this.authenticate(token), nowSeconds);
       account = this.authenticate(token);
-      if (account === undefined) {
-        throw new MarketDataError(
-          401,
-          'Unauthorized. Send a valid token in the Authorization header (Bearer) or as the token parameter.',
-        );
-      }
-      if (malformed) {
-        throw new MarketDataError(
-          400,
-          'Malformed URL. Start the query string with ? and separate parameters with &.',
-        );
-      }
+      if (account === undefined) throw REFUSALS.unauthorized();
+      if (malformed) throw REFUSALS.malformedUrl();
       if (/^\/user\/?$/i.test(path)) return this.userResponse(account, nowSeconds);
       const match = this.route(path);
-      if (match === undefined) throw new MarketDataError(404, `No endpoint at ${path}.`);
+      if (match === undefined) throw REFUSALS.noEndpoint(path);
       return await this.answer(
+        budget,
         match.endpoint,
         match.params,
         query,
@@ -188,7 +172,12 @@ export class Api {
       );
     } catch (error) {
       const failure = failureOf(error);
-      const rendered = renderError(failure.body, output);
+      // A message that echoes what the caller sent never echoes a token.
+      const body =
+        typeof failure.body.errmsg === 'string'
+          ? { ...failure.body, errmsg: withoutTokens(failure.body.errmsg, token) }
+          : failure.body;
+      const rendered = renderError(body, output);
       const credits = 0;
       const extra: Record<string, string> =
         account === undefined ? {} : this.ledger.headers(account, nowSeconds, credits);
@@ -204,7 +193,13 @@ export class Api {
       if (typeof authorizedIp === 'string') extra['X-API-Authorized-IP'] = authorizedIp;
       return {
         status: failure.status,
-        headers: { ...BASE_HEADERS, 'Content-Type': rendered.contentType, ...extra, ...rayHeaders(entry) },
+        headers: {
+          ...BASE_HEADERS,
+          'Content-Type': rendered.contentType,
+          ...extra,
+          ...failure.headers,
+          ...rayHeaders(entry),
+        },
         body: rendered.body,
         credits,
         ...(failure.detail === undefined ? {} : { detail: failure.detail }),
@@ -250,7 +245,9 @@ export class Api {
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
     // Computed Greeks make another answer than the vendor's: they are kept apart.
-    const cacheKey = `${ResponseCache.key(endpoint.service, pathParams, endpointQuery)}${greeks === 'computed' ? '|greeks=computed' : ''}`;
+    const key = ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds);
+    const cacheKey =
+      key === undefined ? undefined : `${key}${greeks === 'computed' ? '|greeks=computed' : ''}`;
     const done = (status: Evaluation['status'], result: EndpointResult | undefined, cachedHit = false) => ({
       status,
       result,
@@ -260,7 +257,7 @@ export class Api {
     });
 
     if (resolved === 'cached') {
-      const entry = this.cache.get(cacheKey);
+      const entry = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
       const maxAge = parseMaxAge(query['maxage'] ?? query['maxAge'], nowSeconds);
       const fresh =
         entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
@@ -268,10 +265,11 @@ export class Api {
     }
     const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
     const live = resolved === 'live' || resolved === 'delayed';
-    const entry = cutoff === undefined || !live ? undefined : this.cache.get(cacheKey);
+    const entry =
+      cutoff === undefined || !live || cacheKey === undefined ? undefined : this.cache.get(cacheKey);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
-    if (result.kind === 'ok' && cutoff !== undefined && live) {
+    if (result.kind === 'ok' && cutoff !== undefined && live && cacheKey !== undefined) {
       this.cache.set(cacheKey, {
         answer: result,
         snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
@@ -337,6 +335,7 @@ export class Api {
   }
 
   private async answer(
+    budget: Budget,
     endpoint: Endpoint,
     pathParams: Record<string, string>,
     query: Record<string, string>,
@@ -347,21 +346,13 @@ export class Api {
     ip: string | undefined,
   ): Promise<ApiResponse> {
     const boundIp = this.ledger.checkDevice(account, ip, nowSeconds);
-    if (boundIp !== undefined) {
-      throw refusal(403, MULTIPLE_DEVICES, 'multiple-ip-addresses', { authorizedIP: boundIp, blockedIP: ip });
-    }
-    if (this.ledger.remaining(account, nowSeconds) < 1) {
-      throw refusal(429, 'API credit limit reached for current window.', 'running-out-of-credits');
-    }
-    if (!this.ledger.enter(account)) {
-      throw refusal(
-        429,
-        'Too many concurrent requests. Please reduce parallel requests and retry.',
-        'too-many-concurrent-requests',
-      );
-    }
+    if (boundIp !== undefined) throw REFUSALS.multipleDevices(boundIp, ip);
+    await this.ledger.ready;
+    if (this.ledger.remaining(account, nowSeconds) < 1) throw REFUSALS.outOfCredits();
+    if (!this.ledger.enter(account)) throw REFUSALS.tooManyConcurrent();
     try {
       const evaluation = await this.evaluate(endpoint, pathParams, query, account, nowSeconds);
+      budget.check();
       const result = evaluation.result;
       if (result === undefined)
         return await this.finish(account, loggedPath, 204, 0, nowSeconds, '', undefined);
@@ -377,6 +368,7 @@ export class Api {
           rendered.contentType,
         );
       }
+      budget.checkRows(result.fields[0]?.values.length ?? 0);
       const { fields, kept } = keep(result, output);
       const credits = creditsFor(
         result.billing,
@@ -384,15 +376,16 @@ export class Api {
         kept.keys.length > 0 ? kept.keys : allKeys(result),
         evaluation.cachedHit,
       );
-      const rendered = renderAnswer(result, fields, output);
+      // Printed a piece at a time, so a heavy answer lets other requests run; refused once too large.
+      const body = await budget.join(answerPieces(result, fields, output));
       return await this.finish(
         account,
         loggedPath,
         evaluation.status,
         credits,
         nowSeconds,
-        rendered.body,
-        rendered.contentType,
+        body,
+        contentTypeOf(output),
         // Not the service's figures: say so beside them.
         result.greeksComputed ? { [GREEKS_HEADER]: 'computed' } : undefined,
       );
@@ -422,7 +415,7 @@ export class Api {
     try {
       return this.router.match(path);
     } catch {
-      throw new MarketDataError(400, 'Malformed URL: a percent escape in the path could not be decoded.');
+      throw REFUSALS.badEscape();
     }
   }
 
@@ -462,12 +455,14 @@ export class Api {
     };
   }
 
+  /** `/status/`: every service online, or `degraded` while the request log cannot be written. */
   private statusBody(nowSeconds: number): unknown {
     const services = [...new Set(this.options.endpoints.map((e) => e.service))].sort();
+    const state = this.ledger.degraded ? 'degraded' : 'online';
     return {
       s: 'ok',
       service: services,
-      status: services.map(() => 'online'),
+      status: services.map(() => state),
       online: services.map(() => true),
       uptimePct30d: services.map(() => 1),
       uptimePct90d: services.map(() => 1),
@@ -476,170 +471,6 @@ export class Api {
   }
 }
 
-const MULTIPLE_DEVICES =
-  'Access denied. Only one device is permitted. Your IP address has changed, and your account is temporarily blocked for security reasons. Please wait 5 minutes before trying again.';
-
-/** A refusal with the service's body: the message, any extra keys, and its troubleshooting guide. */
-function refusal(
-  status: number,
-  errmsg: string,
-  guide: string,
-  extra: Record<string, unknown> = {},
-): MarketDataError {
-  return new MarketDataError(status, errmsg, {
-    body: {
-      s: 'error',
-      errmsg,
-      ...extra,
-      troubleshootingGuide: `https://www.marketdata.app/docs/api/troubleshooting/${guide}`,
-    },
-  });
-}
-
 function allKeys(answer: Answer): string[] {
   return answer.fields.map((f) => f.key);
-}
-
-/** The web server's HTML 400 for a request line over {@link MAX_REQUEST_LINE} bytes (specification §7). */
-export function requestLineTooLarge(size: number): ApiResponse {
-  return {
-    status: 400,
-    headers: { 'Content-Type': 'text/html' },
-    body: `<html><head><title>Bad Request</title></head><body><h1><p>Bad Request</p></h1>Request Line is too large (${size} > ${MAX_REQUEST_LINE})</body></html>`,
-    credits: 0,
-  };
-}
-
-function rayHeaders(entry: { ray: string; logId: number } | undefined): Record<string, string> {
-  if (entry === undefined) return {};
-  return { 'CF-Ray': entry.ray, 'X-Api-Response-Log-Id': String(entry.logId) };
-}
-
-/** The parameters an endpoint reads: the query without the universal ones (and `date` once resolved). */
-function endpointParams(
-  query: Readonly<Record<string, string>>,
-  withoutDate: boolean,
-): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of Object.entries(query)) {
-    if (!(withoutDate && k === 'date') && !(UNIVERSAL_KEYS as readonly string[]).includes(k)) out[k] = v;
-  }
-  return out;
-}
-
-/**
- * Header names in lower case; values that are not text are left out, and an object that throws when read
- * (a getter, a proxy) gives what was read before (a caller's mistake, not a crash).
- */
-function lowerCaseKeys(headers: unknown): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  if (headers === null || typeof headers !== 'object') return out;
-  try {
-    for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
-  } catch {
-    // keep what was read
-  }
-  return out;
-}
-
-/** The latest instant the clock accepts: the calendar ends in 2035; beyond this no answer means anything. */
-const MAX_INSTANT_SECONDS = 4_102_444_800; // 2100-01-01
-
-/**
- * Reads a clock instant: epoch seconds, a Date, or an instant in any input form. A bare date, NaN,
- * ±Infinity, an instant outside 1970–2100 or anything else gives undefined.
- */
-export function readInstant(now: unknown, clock: Clock = systemClock): number | undefined {
-  let seconds: number | undefined;
-  if (typeof now === 'number') seconds = now;
-  else if (now instanceof Date) seconds = now.getTime() / 1000;
-  else if (typeof now === 'string') {
-    try {
-      const parsed = parseDateInput(now, clock);
-      if (parsed.kind === 'instant') seconds = parsed.tsSeconds;
-    } catch {
-      seconds = undefined;
-    }
-  }
-  if (seconds === undefined || !Number.isFinite(seconds)) return undefined;
-  return seconds >= 0 && seconds < MAX_INSTANT_SECONDS ? seconds : undefined;
-}
-
-/** The 400 for a clock instant that cannot be read (a caller's mistake in `now`). */
-function invalidNow(now: unknown): ApiResponse {
-  const shown =
-    typeof now === 'string'
-      ? `'${now.slice(0, 40)}'`
-      : typeof now === 'number' || typeof now === 'bigint' || typeof now === 'boolean' || now === null
-        ? String(now).slice(0, 40)
-        : now instanceof Date
-          ? 'Invalid Date'
-          : `of type ${typeof now}`; // an object's own text could throw: never ask it
-  const errmsg = `Invalid clock instant ${shown}: give epoch seconds, a Date, or a date and time such as 2020-03-16T15:45:00-04:00.`;
-  return {
-    status: 400,
-    headers: { ...BASE_HEADERS, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ s: 'error', errmsg }),
-    credits: 0,
-  };
-}
-
-/** The token-shaped parts of a path a request log may not keep: `token=…` and the request's own token. */
-const TOKEN_PARAMETER = /(token=)[^&/?#;]*/gi;
-
-/** A path fit for the request log: `token=` values and the request's token (8+ characters) replaced. */
-export function withoutTokens(path: string, token: string | undefined): string {
-  let out = path.replace(TOKEN_PARAMETER, '$1[redacted]');
-  if (token !== undefined && token.length >= 8) {
-    out = out.split(token).join('[redacted]');
-    const escaped = encodeURIComponent(token);
-    if (escaped !== token) out = out.split(escaped).join('[redacted]');
-  }
-  return out;
-}
-
-function bearer(value: string | undefined): string | undefined {
-  const match = value === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(value);
-  return match?.[1];
-}
-
-/** The `/headers/` echo: lower-case names, the token redacted but for its last four characters. */
-function echoHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of Object.entries(headers)) {
-    if (k === 'authorization') {
-      const token = bearer(v) ?? v;
-      out[k] = `Bearer ${'*'.repeat(Math.max(0, token.length - 4))}${token.slice(-4)}`;
-    } else out[k] = v;
-  }
-  return out;
-}
-
-const RELATIVE_AGE = /^(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i;
-
-/** The oldest snapshot instant `maxage` accepts: relative (`30s`, `5min`, `1h`, `2d`) or an absolute instant. */
-function parseMaxAge(text: string | undefined, nowSeconds: number): number {
-  if (text === undefined || text === '') return Number.NEGATIVE_INFINITY;
-  const relative = RELATIVE_AGE.exec(text.trim());
-  if (relative !== null) {
-    const unit = relative[2]!.toLowerCase();
-    const seconds = unit.startsWith('s')
-      ? 1
-      : unit.startsWith('m')
-        ? 60
-        : unit.startsWith('h')
-          ? 3600
-          : 86_400;
-    return nowSeconds - Number(relative[1]) * seconds;
-  }
-  try {
-    const parsed = parseDateInput(text, fixedClock(nowSeconds));
-    if (parsed.kind === 'instant') return parsed.tsSeconds;
-  } catch {
-    // fall through to the 400 below
-  }
-  throw new MarketDataError(
-    400,
-    `Invalid maxage '${text}'. Use a duration such as 30s, 5min, 1h or 2d, or a date and time.`,
-  );
 }

@@ -22,6 +22,7 @@ import {
   TABLES_DIR,
   YEAR_COLUMN,
 } from './layout.js';
+import { leasedFiles } from './lease.js';
 import { acquireWriterLock, LOCK_FILE, type WriterLock } from './lock.js';
 import {
   computeDataVersion,
@@ -102,6 +103,12 @@ export type BeginOptions = {
  * holds the manifest that listed it, however old the file itself is.
  */
 export const GARBAGE_GRACE_MS = 10 * 60_000;
+
+/** The grace in effect: `PITCHAIN_GARBAGE_GRACE_MS` shortens it (tests and benchmarks of long runs). */
+function garbageGraceMs(): number {
+  const set = Number(process.env['PITCHAIN_GARBAGE_GRACE_MS']);
+  return Number.isFinite(set) && set >= 0 ? set : GARBAGE_GRACE_MS;
+}
 
 const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
 
@@ -658,6 +665,9 @@ export class WriteTransaction {
    */
   private async removeGarbage(now: number): Promise<RetiredEntry[]> {
     const live = new Set(Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)));
+    // A file a live reader's version lists stays, whatever the time since it left the manifest.
+    const leased = await leasedFiles(this.dir);
+    const grace = garbageGraceMs();
     const retiredAt = new Map((this.base.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
     const kept: RetiredEntry[] = [];
     const root = path.join(this.dir, TABLES_DIR);
@@ -668,10 +678,13 @@ export class WriteTransaction {
       const rel = path.relative(this.dir, abs).split(path.sep).join('/');
       if (live.has(rel)) continue;
       const since = retiredAt.get(rel);
+      if (leased.has(rel)) {
+        if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
+        continue;
+      }
       const stale =
         entry.name.startsWith('.tmp-') ||
-        now - (since !== undefined && Number.isFinite(since) ? since : (await fs.stat(abs)).mtimeMs) >
-          GARBAGE_GRACE_MS;
+        now - (since !== undefined && Number.isFinite(since) ? since : (await fs.stat(abs)).mtimeMs) > grace;
       if (stale) await fs.rm(abs, { force: true });
       else if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
     }

@@ -325,7 +325,8 @@ describe('authentication, limits and failures', () => {
     const fixed = 'GET /v1/test/rows/A/?n=1&pad= HTTP/1.1'.length;
     const fits = `/v1/test/rows/A/?n=1&pad=${'x'.repeat(MAX_REQUEST_LINE - fixed)}`;
     const logged = api.ledger.log.length;
-    expect((await api.request(fits, { now: NOON })).status).toBe(200);
+    // 203 when an earlier `n=1` answer is cached: `pad` is no parameter of the endpoint's.
+    expect([200, 203]).toContain((await api.request(fits, { now: NOON })).status);
     const over = await api.request(`${fits}x`, { now: NOON });
     expect([over.status, over.credits, over.headers['Content-Type']]).toEqual([400, 0, 'text/html']);
     expect(over.body).toBe(
@@ -339,7 +340,8 @@ describe('authentication, limits and failures', () => {
       now: NOON,
       headers: { Authorization: 'Bearer secret1234', 'User-Agent': 'x' },
     });
-    expect(json(echo.body)).toEqual({ authorization: 'Bearer ******1234', 'user-agent': 'x' });
+    // A token under 16 characters shows nothing of itself; longer ones their last four.
+    expect(json(echo.body)).toEqual({ authorization: 'Bearer ****', 'user-agent': 'x' });
     const user = await guarded.request('/user/', { now: NOON, token: 'secret1234' });
     expect(json(user.body)).toMatchObject({
       'x-ratelimit-requests-limit': 100000,

@@ -63,11 +63,14 @@ describe('a store fault', () => {
 });
 
 describe('a request log that cannot be written', () => {
-  it('is a 500 answered, not a throw, and its detail names the cause', async () => {
+  it('is a 503 answered, not a throw, and its detail names the cause', async () => {
     const broken = await openStore(path.join(REPO_ROOT, 'data/sample'), { now: NOW, ledgerFile: dir });
     try {
       const response = await broken.request('/v1/markets/status/');
-      expect([response.status, response.body]).toEqual([500, '{"s":"error","errmsg":"Internal error."}']);
+      expect([response.status, response.body]).toEqual([
+        503,
+        '{"s":"error","errmsg":"Service temporarily unavailable. Please retry shortly."}',
+      ]);
       expect(response.detail).toMatch(/EISDIR/);
     } finally {
       broken.close();

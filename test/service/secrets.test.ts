@@ -1,0 +1,102 @@
+/**
+ * Tokens never leave the server: the accounts file is read with a byte-order mark, a token given twice is
+ * refused naming its lines but not itself, `/headers/` masks every credential-bearing header keeping the
+ * scheme as sent (a short secret shows nothing of itself), and an error that echoes a parameter does not
+ * echo a token written into it.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountBook } from '../../src/billing/accounts.js';
+import { openStore, type Store } from '../../src/library/store.js';
+
+const NOW = '2020-03-16T15:45:00-04:00';
+const TOKEN = 'a-long-secret-token-0123456789';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-secrets-'));
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('the accounts file', () => {
+  it('is read with a byte-order mark', async () => {
+    const file = path.join(dir, 'bom.json');
+    await fs.writeFile(file, `\uFEFF${JSON.stringify({ [TOKEN]: { plan: 'trader' } })}`);
+    const book = await AccountBook.load(file);
+    expect(book.find(TOKEN)?.plan).toBe('trader');
+    expect(book.find(`${TOKEN}x`)).toBeUndefined();
+  });
+
+  it('refuses a token given twice, naming both lines and never the token', async () => {
+    const file = path.join(dir, 'twice.json');
+    await fs.writeFile(
+      file,
+      `{\n  "${TOKEN}": { "plan": "trader" },\n  "other-token-9876543210": { "plan": "free" },\n  "${TOKEN}": { "plan": "free" }\n}\n`,
+    );
+    const error = await AccountBook.load(file).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/line 4: this token is also given on line 2/);
+    expect((error as Error).message).not.toContain(TOKEN);
+  });
+
+  it('says which line holds a bad account, and not its token', async () => {
+    const file = path.join(dir, 'bad.json');
+    await fs.writeFile(file, `{\n  "${TOKEN}": { "plan": "platinum" }\n}\n`);
+    const message = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    expect(message).toMatch(/line 2: plan:/);
+    expect(message).not.toContain(TOKEN);
+    await fs.writeFile(file, `{\n  "${TOKEN}": { plan: "free" }\n}\n`);
+    const broken = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    expect(broken).toMatch(/not valid JSON at line 2/);
+    expect(broken).not.toContain(TOKEN);
+  });
+
+  it('finds a token among 200,000 accounts', () => {
+    const accounts: Record<string, { plan: 'free'; userType: 'nonpro'; opra: boolean }> = {};
+    for (let i = 0; i < 200_000; i++)
+      accounts[`token-${i}-0123456789`] = { plan: 'free', userType: 'nonpro', opra: false };
+    const book = new AccountBook(accounts);
+    expect(book.size).toBe(200_000);
+    expect(book.find('token-199999-0123456789')?.id).toBe('account-200000');
+    expect(book.find('token-200000-0123456789')).toBeUndefined();
+  });
+});
+
+describe('what a response shows of credentials', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore('data/sample', { now: NOW, threads: 1 });
+  }, 60_000);
+  afterAll(() => store.close());
+
+  it('masks every credential-bearing header in /headers/, keeping the scheme as sent', async () => {
+    const response = await store.request('/headers/', {
+      headers: {
+        Authorization: 'Basic dXNlcjpwYXNzd29yZDEyMzQ1Njc4',
+        'Proxy-Authorization': 'Bearer abc',
+        Cookie: 'session=0123456789abcdef0123',
+        'X-Api-Key': 'key-0123456789abcdefgh',
+        'X-Auth-Token': 'tok',
+        Accept: 'application/json',
+      },
+    });
+    const echoed = JSON.parse(response.body) as Record<string, string>;
+    expect(echoed['authorization']).toBe(`Basic ${'*'.repeat(24)}Njc4`);
+    expect(echoed['proxy-authorization']).toBe('Bearer ****');
+    expect(echoed['cookie']).not.toContain('0123456789abcdef');
+    expect(echoed['x-api-key']).toBe(`${'*'.repeat(18)}efgh`);
+    expect(echoed['x-auth-token']).toBe('****');
+    expect(echoed['accept']).toBe('application/json');
+  });
+
+  it('does not echo a token written into a bad parameter value', async () => {
+    const response = await store.request(`/v1/stocks/candles/D/SPY/?dateformat=unix?token=${TOKEN}`);
+    expect(response.status).toBe(400);
+    expect(response.body).not.toContain(TOKEN);
+    expect(JSON.parse(response.body).errmsg).toContain("'dateformat'");
+  });
+});
