@@ -90,17 +90,20 @@ export async function timeIt(
 
 /** p50/p90 (nearest rank), mean, min and max of a non-empty list of millisecond samples. */
 export function summarise(samplesMs: readonly number[]): Timing {
-  if (samplesMs.length === 0) {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const minMs = sorted[0];
+  const maxMs = sorted.at(-1);
+  if (minMs === undefined || maxMs === undefined) {
     throw new UsageError('summarise: no samples');
   }
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  const rank = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
+  // The nearest rank of p in (0, 1] is an index from 0 to length - 1, so the fallback never applies.
+  const rank = (p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? maxMs;
   return {
     p50Ms: rank(0.5),
     p90Ms: rank(0.9),
     meanMs: sorted.reduce((sum, x) => sum + x, 0) / sorted.length,
-    minMs: sorted[0],
-    maxMs: sorted[sorted.length - 1],
+    minMs,
+    maxMs,
     iterations: sorted.length,
   };
 }
@@ -179,9 +182,13 @@ export function parseTarget(target: string): Target {
   if (match === null) {
     throw new UsageError(`unreadable benchmark target "${target}" (e.g. "≥ 0.6× baseline", "≤ 10 ms")`);
   }
-  const op = OPERATORS[match[1]];
-  const value = Number(match[2]);
-  const rest = match[3].trim();
+  const [, symbol = '', number = '', tail = ''] = match;
+  const op = OPERATORS[symbol];
+  if (op === undefined) {
+    throw new UsageError(`unknown comparison "${symbol}" in benchmark target "${target}"`);
+  }
+  const value = Number(number);
+  const rest = tail.trim();
   if (RELATIVE_UNIT.test(rest)) {
     return { kind: 'relative', op, factor: value };
   }
@@ -258,32 +265,39 @@ export function formatNumber(value: number | null): string {
   return value.toPrecision(3);
 }
 
-const COLUMNS = ['name', 'ours', 'baseline', 'unit', 'ratio', 'target', 'result', 'note'] as const;
-const RIGHT_ALIGNED = new Set<string>(['ours', 'baseline', 'ratio']);
+/** The table's columns in order: a header, how a row reads in it, and whether it holds numbers (right-aligned). */
+const COLUMNS: ReadonlyArray<{ header: string; right: boolean; cell: (row: BenchRow) => string }> = [
+  { header: 'name', right: false, cell: (row) => row.name },
+  { header: 'ours', right: true, cell: (row) => formatNumber(row.ours) },
+  { header: 'baseline', right: true, cell: (row) => formatNumber(row.baseline) },
+  { header: 'unit', right: false, cell: (row) => row.unit },
+  { header: 'ratio', right: true, cell: (row) => formatRatio(row.ratio) },
+  { header: 'target', right: false, cell: (row) => row.target },
+  { header: 'result', right: false, cell: (row) => (row.pass === null ? 'n/a' : row.pass ? 'pass' : 'FAIL') },
+  { header: 'note', right: false, cell: (row) => row.note ?? '' },
+];
 
 /** Renders rows as one plain-text table with aligned columns (numbers right-aligned). */
 export function formatTable(rows: readonly BenchRow[]): string {
-  const cells = rows.map((row) => [
-    row.name,
-    formatNumber(row.ours),
-    formatNumber(row.baseline),
-    row.unit,
-    formatRatio(row.ratio),
-    row.target,
-    row.pass === null ? 'n/a' : row.pass ? 'pass' : 'FAIL',
-    row.note ?? '',
-  ]);
-  const widths = COLUMNS.map((header, i) => Math.max(width(header), ...cells.map((line) => width(line[i]))));
-  const render = (line: readonly string[]) =>
-    line
-      .map((cell, i) => {
-        const pad = ' '.repeat(widths[i] - width(cell));
-        return RIGHT_ALIGNED.has(COLUMNS[i]) ? pad + cell : cell + pad;
+  const columns = COLUMNS.map((column) => ({
+    ...column,
+    width: Math.max(width(column.header), ...rows.map((row) => width(column.cell(row)))),
+  }));
+  const render = (text: (column: (typeof columns)[number]) => string) =>
+    columns
+      .map((column) => {
+        const cell = text(column);
+        const pad = ' '.repeat(column.width - width(cell));
+        return column.right ? pad + cell : cell + pad;
       })
       .join('  ')
       .trimEnd();
-  const rule = widths.map((w) => '─'.repeat(w)).join('  ');
-  return [render(COLUMNS), rule, ...cells.map(render)].join('\n');
+  const rule = columns.map((column) => '─'.repeat(column.width)).join('  ');
+  return [
+    render((column) => column.header),
+    rule,
+    ...rows.map((row) => render((column) => column.cell(row))),
+  ].join('\n');
 }
 
 /** A ratio to two decimals (`0.62×`), more digits only when it is tiny. */

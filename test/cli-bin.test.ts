@@ -8,7 +8,13 @@ const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) 
   version: string;
   bin: Record<string, string>;
 };
-const BIN = pkg.bin['pitchain'];
+
+function packageBin(name: string): string {
+  const path = pkg.bin[name];
+  if (path === undefined) throw new Error(`package.json names no "${name}" bin`);
+  return path;
+}
+const BIN = packageBin('pitchain');
 
 function pitchain(...args: string[]) {
   return runCommand(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } });

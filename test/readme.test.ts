@@ -28,23 +28,29 @@ type CodeBlock = { lang: string; flags: string[]; code: string; line: number };
 
 /** The fenced code blocks of a CommonMark document, with the 1-based line of each opening fence. */
 function codeBlocks(markdown: string): CodeBlock[] {
-  const lines = markdown.split(/\r?\n/);
   const blocks: CodeBlock[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(lines[i]);
-    if (open === null || (open[2][0] === '`' && open[3].includes('`'))) continue;
-    const [, indent, fence, info] = open;
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length; j++) {
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j]);
-      if (close !== null && close[1][0] === fence[0] && close[1].length >= fence.length) break;
-      body.push(lines[j].replace(new RegExp(`^ {0,${indent.length}}`), ''));
+  let open: { indent: string; fence: string; info: string; line: number; body: string[] } | undefined;
+  const close = (block: NonNullable<typeof open>) => {
+    const [lang = '', ...flags] = block.info.trim().split(/\s+/).filter(Boolean);
+    blocks.push({ lang: lang.toLowerCase(), flags, code: block.body.join('\n'), line: block.line });
+  };
+  for (const [i, text] of markdown.split(/\r?\n/).entries()) {
+    if (open === undefined) {
+      const [, indent = '', fence = '', info = ''] = /^( {0,3})(`{3,}|~{3,})(.*)$/.exec(text) ?? [];
+      if (fence === '' || (fence.startsWith('`') && info.includes('`'))) continue;
+      open = { indent, fence, info, line: i + 1, body: [] };
+      continue;
     }
-    const [lang = '', ...flags] = info.trim().split(/\s+/).filter(Boolean);
-    blocks.push({ lang: lang.toLowerCase(), flags, code: body.join('\n'), line: i + 1 });
-    i = j;
+    const fence = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(text)?.[1];
+    if (fence !== undefined && fence[0] === open.fence[0] && fence.length >= open.fence.length) {
+      close(open);
+      open = undefined;
+      continue;
+    }
+    open.body.push(text.replace(new RegExp(`^ {0,${open.indent.length}}`), ''));
   }
+  // A fence left open runs to the end of the document.
+  if (open !== undefined) close(open);
   return blocks;
 }
 
@@ -82,10 +88,10 @@ function splitAnd(line: string): string[] {
   return parts.filter((part) => part !== '');
 }
 
-const SKIPPED: ReadonlyArray<[RegExp, string]> = [
+const SKIPPED = [
   [/^npm (ci|install|i)(\s|$)/, 'installs; CI has already installed'],
   [/^npm (test|t|run test|run check)(\s|$)/, 'runs this test suite'],
-];
+] as const;
 const SHELL = new Set(['sh', 'bash', 'shell']);
 const SCRIPT_EXTENSIONS: Readonly<Record<string, string>> = {
   ts: '.ts',

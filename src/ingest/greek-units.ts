@@ -45,10 +45,13 @@ export const KNOWN_DIVISORS: Readonly<Record<Greek, readonly number[]>> = {
  * Named statements of all five columns: `store` (the store's own units, as the A L3 sample prints them)
  * and `per-year` (theta per year and vega per 1.00 of volatility, as the SPXW L2 sample prints them).
  */
-export const GREEKS_UNITS_PRESETS: Readonly<Record<string, Readonly<Record<Greek, number>>>> = {
+export const GREEKS_UNITS_PRESETS = {
   store: { iv: 1, delta: 1, gamma: 1, theta: 1, vega: 1 },
   'per-year': { iv: 1, delta: 1, gamma: 1, theta: 365, vega: 100 },
-};
+} as const satisfies Readonly<Record<string, Readonly<Record<Greek, number>>>>;
+
+/** The presets by any name, for looking up what the user wrote. */
+const PRESETS_BY_NAME: Readonly<Record<string, Readonly<Record<Greek, number>>>> = GREEKS_UNITS_PRESETS;
 
 /**
  * Parses `--greeks-units`: `auto` (the default: detect every column), `none` (store no vendor IV or
@@ -61,7 +64,7 @@ export function parseGreeksUnits(text: string | undefined): GreeksUnitsOption {
   if (value === 'none') return { kind: 'none' };
   const stated: Partial<Record<Greek, number>> = {};
   for (const part of value.split(',')) {
-    const preset = GREEKS_UNITS_PRESETS[part.trim()];
+    const preset = PRESETS_BY_NAME[part.trim()];
     if (preset !== undefined) {
       Object.assign(stated, preset);
       continue;

@@ -148,15 +148,26 @@ function buildTable(): void {
     status[day - TABLE_FIRST] = CLOSED;
     closureNames.set(day, name);
   }
-  for (let day = TABLE_FIRST; day < TABLE_END; day++) {
-    const index = day - TABLE_FIRST;
-    if (status[index] < SESSION) continue;
+  for (const [index, kind] of status.entries()) {
+    if (kind < SESSION) continue;
+    const day = TABLE_FIRST + index;
     openSeconds[index] = etWallDaySecondsToSeconds(day, OPEN_SECONDS);
     closeSeconds[index] = etWallDaySecondsToSeconds(day, earlyCloses.get(day) ?? CLOSE_SECONDS);
   }
 }
 
 buildTable();
+
+/**
+ * The entry of a table at `index`. Callers index from range-checked dates, and the table's margin year
+ * holds sessions on both sides for the walks to stop at, so a miss is a caller's bug, not a closed day.
+ */
+function entry(table: Uint8Array | Float64Array, index: number): number {
+  const value = table[index];
+  if (value === undefined)
+    throw new RangeError(`${dateOfDayNumber(TABLE_FIRST + index)} is outside the calendar table`);
+  return value;
+}
 
 /** The table index of a date inside the public range; RangeError otherwise. */
 function indexOf(date: string): number {
@@ -171,39 +182,39 @@ function indexOf(date: string): number {
 
 function sessionIndexOf(date: string): number {
   const index = indexOf(date);
-  if (status[index] < SESSION) throw new InvalidInputError(`${date} is not a trading session`);
+  if (entry(status, index) < SESSION) throw new InvalidInputError(`${date} is not a trading session`);
   return index;
 }
 
 /** Whether the NYSE holds a regular session on `date` (`YYYY-MM-DD`). */
 export function isSession(date: string): boolean {
-  return status[indexOf(date)] >= SESSION;
+  return entry(status, indexOf(date)) >= SESSION;
 }
 
 /** Whether `date` is a session that closes early (13:00 ET; 14:00 before 1993). */
 export function isEarlyClose(date: string): boolean {
-  return status[indexOf(date)] === EARLY_CLOSE;
+  return entry(status, indexOf(date)) === EARLY_CLOSE;
 }
 
 /** 09:30 ET of a session as epoch seconds; RangeError when `date` is not a session. */
 export function sessionOpenSeconds(date: string): number {
-  return openSeconds[sessionIndexOf(date)];
+  return entry(openSeconds, sessionIndexOf(date));
 }
 
 /** The close of a session (16:00 ET, 13:00 on early-close days, 14:00 before 1993) as epoch seconds; RangeError when not a session. */
 export function sessionCloseSeconds(date: string): number {
-  return closeSeconds[sessionIndexOf(date)];
+  return entry(closeSeconds, sessionIndexOf(date));
 }
 
 /** The close of index options (SPX, NDX, RUT, VIX, …) on a session: 16:15 ET, 13:15 on early-close days. */
 export function indexOptionCloseSeconds(date: string): number {
-  return closeSeconds[sessionIndexOf(date)] + INDEX_OPTION_EXTRA_SECONDS;
+  return entry(closeSeconds, sessionIndexOf(date)) + INDEX_OPTION_EXTRA_SECONDS;
 }
 
 /** The first session strictly after `date` (which need not be a session). */
 export function nextSession(date: string): string {
   let index = indexOf(date) + 1;
-  while (status[index] < SESSION) index++;
+  while (entry(status, index) < SESSION) index++;
   return dateOfDayNumber(TABLE_FIRST + index);
 }
 
@@ -219,7 +230,7 @@ export function latestSessionAt(tsSeconds: number): string {
 /** The last session strictly before `date` (which need not be a session). */
 export function previousSession(date: string): string {
   let index = indexOf(date) - 1;
-  while (status[index] < SESSION) index--;
+  while (entry(status, index) < SESSION) index--;
   return dateOfDayNumber(TABLE_FIRST + index);
 }
 
@@ -229,7 +240,7 @@ export function sessionsBetween(from: string, to: string): string[] {
   const last = indexOf(to);
   const sessions: string[] = [];
   for (let index = first; index <= last; index++) {
-    if (status[index] >= SESSION) sessions.push(dateOfDayNumber(TABLE_FIRST + index));
+    if (entry(status, index) >= SESSION) sessions.push(dateOfDayNumber(TABLE_FIRST + index));
   }
   return sessions;
 }
@@ -242,13 +253,13 @@ export function sessionOf(tsSeconds: number): string | undefined {
       `Instant ${tsSeconds} is outside the calendar (${CALENDAR_FIRST_YEAR}..${CALENDAR_LAST_YEAR})`,
     );
   }
-  return status[day - TABLE_FIRST] >= SESSION ? dateOfDayNumber(day) : undefined;
+  return entry(status, day - TABLE_FIRST) >= SESSION ? dateOfDayNumber(day) : undefined;
 }
 
 /** Why the exchange is closed on `date`: the holiday or closure name, `'weekend'`, or undefined for a session. */
 export function closureReason(date: string): string | undefined {
   const index = indexOf(date);
-  const kind = status[index];
+  const kind = entry(status, index);
   if (kind === WEEKEND) return 'weekend';
   if (kind === CLOSED) return closureNames.get(TABLE_FIRST + index);
   return undefined;
@@ -270,13 +281,13 @@ function checkMonth(month: number): void {
 /** The session on or before a day number (inside the table), as a day number. */
 export function sessionOnOrBefore(day: number): number {
   let index = day - TABLE_FIRST;
-  while (status[index] < SESSION) index--;
+  while (entry(status, index) < SESSION) index--;
   return TABLE_FIRST + index;
 }
 
 /** Whether a day number (inside the table) is a session; no range check, for callers that already made one. */
 export function isSessionDay(day: number): boolean {
-  return status[day - TABLE_FIRST] >= SESSION;
+  return entry(status, day - TABLE_FIRST) >= SESSION;
 }
 
 /** The last session of a calendar month. */

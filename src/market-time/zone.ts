@@ -83,7 +83,8 @@ export function tryDayNumber(date: string): number {
   if (year >= MONTH_TABLE_FIRST_YEAR && year < MONTH_TABLE_END_YEAR) {
     const index = (year - MONTH_TABLE_FIRST_YEAR) * 12 + month - 1;
     const first = monthStarts[index];
-    return day <= monthStarts[index + 1] - first ? first + day - 1 : Number.NaN;
+    const next = monthStarts[index + 1];
+    if (first !== undefined && next !== undefined) return day <= next - first ? first + day - 1 : Number.NaN;
   }
   if (!(day <= daysInMonthFast(year, month))) return Number.NaN;
   return daysFromCivil(year, month, day);

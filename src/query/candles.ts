@@ -347,9 +347,14 @@ export async function intradayCandles(sql: SqlSession, query: IntradayQuery): Pr
   return order === 'DESC' ? candles.reverse() : candles;
 }
 
+/** `count` number columns, as a tuple of that length. */
+type NumberColumns<N extends number, Acc extends number[][] = []> = Acc['length'] extends N
+  ? Acc
+  : NumberColumns<N, [...Acc, number[]]>;
+
 /** The first `count` columns of a query result as numbers (a result without rows has no columns). */
-function numberColumns(columns: readonly unknown[][], count: number): number[][] {
-  return Array.from({ length: count }, (_, i) => (columns[i] ?? []) as number[]);
+function numberColumns<N extends number>(columns: readonly unknown[][], count: N): NumberColumns<N> {
+  return Array.from({ length: count }, (_, i) => (columns[i] ?? []) as number[]) as NumberColumns<N>;
 }
 
 /** The start of the intraday candle of `widthSeconds` holding a minute bar of session `date` at `t`. */

@@ -180,9 +180,10 @@ class FieldReader {
     if (spec === undefined) return;
     if (typeof spec === 'object' && 'mid' in spec) {
       if (!this.wanted(spec)) return;
-      const [bid, ask] = spec.mid.map((column) =>
-        decimalSql(this.raw(column), 'DECIMAL(14,4)', this.factor(column, true)),
-      );
+      const quote = (column: string) =>
+        decimalSql(this.raw(column), 'DECIMAL(14,4)', this.factor(column, true));
+      const bid = quote(spec.mid[0]);
+      const ask = quote(spec.mid[1]);
       const sql = `CASE WHEN ${bid} > 0 AND ${ask} > 0 THEN CAST((${bid} + ${ask}) / 2 AS ${type}) END`;
       this.fields.push({
         name,
