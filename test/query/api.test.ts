@@ -16,7 +16,14 @@ const rows: Endpoint = {
   family: 'options',
   cacheable: true,
   dated: true,
-  schema: () => z.object({}),
+  // The parameters `run` reads: the response cache keys an answer by them.
+  schema: () =>
+    z.object({
+      n: z.string().optional(),
+      explode: z.string().optional(),
+      empty: z.string().optional(),
+      billing: z.string().optional(),
+    }),
   async run(ctx) {
     if (ctx.query['explode'] !== undefined) throw new Error('boom');
     if (ctx.query['empty'] !== undefined) {
