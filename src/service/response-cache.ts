@@ -5,7 +5,7 @@
  * belongs to one data version: when the store moves on, every entry is dropped.
  */
 
-import { fixedClock } from '../market-time/index.js';
+import type { Clock } from '../market-time/index.js';
 import { paramNames } from '../query/params.js';
 import type { Answer, Endpoint } from '../query/types.js';
 
@@ -45,19 +45,13 @@ export class ResponseCache {
     query: Readonly<Record<string, string>>,
     nowSeconds: number,
   ): string | undefined {
-    let parsed: Record<string, unknown>;
-    let shape: readonly string[];
-    try {
-      const schema = endpoint.schema(fixedClock(nowSeconds));
-      const result = schema.safeParse({ ...query });
-      if (!result.success) return undefined;
-      parsed = { ...(result.data as Record<string, unknown>) };
-      shape = Object.keys(schema.shape);
-    } catch {
-      return undefined;
-    }
+    const parser = keyParserOf(endpoint);
+    if (parser === undefined) return undefined;
+    const data = parser.parse(query, nowSeconds);
+    if (data === undefined) return undefined;
+    const parsed: Record<string, unknown> = { ...data };
     // A parameter the endpoint reads outside its schema (`date` of a dated endpoint) keeps its raw value.
-    const reads = new Set([...shape, ...paramNames(endpoint)]);
+    const reads = parser.reads;
     for (const [k, v] of Object.entries(query)) if (reads.has(k) && !(k in parsed)) parsed[k] = v;
     const sorted = (o: Readonly<Record<string, unknown>>) =>
       Object.keys(o)
@@ -139,4 +133,40 @@ function valueBytes(value: unknown): number {
   if (typeof value === 'string') return 16 + value.length * 2;
   if (Array.isArray(value)) return 16 + value.reduce((sum: number, v) => sum + valueBytes(v), 0);
   return 8;
+}
+
+/** An endpoint's parameters as its cache key reads them: its schema, built once, parsed at each request's T. */
+type KeyParser = {
+  readonly parse: (query: Readonly<Record<string, string>>, nowSeconds: number) => object | undefined;
+  readonly reads: ReadonlySet<string>;
+};
+
+// Building a zod schema costs far more than parsing with it: one per endpoint, its clock set per parse
+// (parses run synchronously), as `clockedParser` does for the endpoints themselves.
+const keyParsers = new WeakMap<Endpoint, KeyParser | undefined>();
+
+function keyParserOf(endpoint: Endpoint): KeyParser | undefined {
+  if (keyParsers.has(endpoint)) return keyParsers.get(endpoint);
+  let parser: KeyParser | undefined;
+  try {
+    let instant = 0;
+    const clock: Clock = { nowSeconds: () => instant };
+    const schema = endpoint.schema(clock);
+    parser = {
+      parse(query, nowSeconds) {
+        instant = nowSeconds;
+        try {
+          const result = schema.safeParse({ ...query });
+          return result.success ? (result.data as object) : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      reads: new Set([...Object.keys(schema.shape), ...paramNames(endpoint)]),
+    };
+  } catch {
+    parser = undefined;
+  }
+  keyParsers.set(endpoint, parser);
+  return parser;
 }
