@@ -1,11 +1,12 @@
 /**
  * The SPY short put of `examples/spy-short-put.ts` as a user would write it without pitchain: plain
  * DuckDB SQL over the store's Parquet files, then a small JS loop. The rules are those of
- * `bench/short_put_pandas.py`, rule for rule (see its header): decisions at the close minus 15 minutes,
- * each contract's latest snapshot known at the decision, the `dte=30` expiration, the put whose
- * Black–Scholes delta at the vendor IV is nearest -0.30 among puts with a bid, fills at the mid, the
- * buy-back at half the premium, settlement at the expiration's close, assigned shares sold at the delayed
- * stock quote.
+ * `bench/short_put_pandas.py`, rule for rule (see its header): decisions at 16:00 ET of each session,
+ * each contract's latest snapshot known at the decision, fills only on a two-sided quote with size no
+ * older than 15 minutes (before the decision, or the session's close when earlier), the `dte=30`
+ * expiration, the put whose Black–Scholes delta at the vendor IV is nearest -0.30 among puts with a bid,
+ * fills at the mid, the buy-back at half the premium, settlement at the expiration's close, assigned
+ * shares sold at the delayed stock quote.
  */
 import path from 'node:path';
 // A double-precision normal CDF, as a user takes one from a statistics library (a looser approximation
@@ -19,7 +20,7 @@ const TARGET_DELTA = -0.3;
 const PROFIT_TAKE = 0.5;
 const SECONDS_PER_YEAR = 365 * 86_400;
 const STOCK_DELAY_SECONDS = 15 * 60;
-const DECISION_BEFORE_CLOSE_SECONDS = 15 * 60;
+const MAX_QUOTE_AGE_SECONDS = 15 * 60;
 const DAY_MS = 86_400_000;
 
 /** A trade as the benchmarks compare them: session, symbol, quantity, price. */
@@ -39,6 +40,18 @@ function putDelta(spot: number, strike: number, years: number, vol: number): num
   const d1 = (Math.log(spot / strike) + 0.5 * vol * vol * years) / (vol * Math.sqrt(years));
   const delta = normalCdf(d1) - 1;
   return Math.round(delta * 1000) / 1000 || 0;
+}
+
+const newYorkHour = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/New_York',
+  hour: 'numeric',
+  hourCycle: 'h23',
+});
+
+/** 16:00 New York time of a session (ISO date), in epoch seconds: 20:00 UTC under EDT, 21:00 under EST. */
+function fourPmEt(session: string): number {
+  const edt = Date.parse(`${session}T20:00:00Z`);
+  return (Number(newYorkHour.format(edt)) === 16 ? edt : edt + 3_600_000) / 1000;
 }
 
 /** Calendar days from `a` to `b` (ISO dates). */
@@ -68,6 +81,7 @@ export async function shortPutDuckDb(
       `SELECT q.option_symbol, CAST(c.expiration AS VARCHAR) AS expiration, c.side,
          CAST(epoch(q.quote_time) AS DOUBLE), CAST(epoch(c.expiration_time) AS DOUBLE),
          CAST(c.strike AS DOUBLE), CAST(q.bid AS DOUBLE), CAST(q.ask AS DOUBLE),
+         CAST(q.bid_size AS DOUBLE), CAST(q.ask_size AS DOUBLE),
          CAST(q.underlying_price AS DOUBLE), CAST(q.iv AS DOUBLE)
        FROM read_parquet(${files(dir, manifest, 'option_quotes')}) q
        JOIN read_parquet(${files(dir, manifest, 'contracts')}) c USING (option_symbol)
@@ -75,7 +89,9 @@ export async function shortPutDuckDb(
        ORDER BY q.quote_time, q.option_symbol`,
     );
     const [symbol, expiration, side] = quotes.columns as (string | null)[][];
-    const [quoteTime, expirationTime, strike, bid, ask, spot, iv] = quotes.columns.slice(3) as Float64Array[];
+    const [quoteTime, expirationTime, strike, bid, ask, bidSize, askSize, spot, iv] = quotes.columns.slice(
+      3,
+    ) as Float64Array[];
     const bars = await sql.typedColumns(
       `SELECT CAST(session_date AS VARCHAR), resolution, CAST(epoch(t) AS DOUBLE), CAST(c AS DOUBLE)
        FROM read_parquet(${files(dir, manifest, 'stock_bars')}) ORDER BY t`,
@@ -121,15 +137,26 @@ export async function shortPutDuckDb(
       return found;
     };
 
+    /** A price (two-sided, not crossed, with size) no older than the limit at the decision. */
+    const fillable = (i: number, session: string, now: number): boolean => {
+      if (!(bid![i]! > 0 && ask![i]! > 0 && ask![i]! >= bid![i]!)) return false;
+      if (bidSize![i] === 0 || askSize![i] === 0) return false;
+      return Math.min(now, closes.get(session)!) - quoteTime![i]! <= MAX_QUOTE_AGE_SECONDS;
+    };
+
     const trades: BaselineTrade[] = [];
     let option: { symbol: string; strike: number; expiration: string; premium: number } | undefined;
     let shares = 0;
     for (const session of sessions) {
-      const now = closes.get(session)! - DECISION_BEFORE_CLOSE_SECONDS;
+      const now = fourPmEt(session);
       while (known < quoteTime!.length && quoteTime![known]! <= now) latestOf.set(symbol![known]!, known++);
       if (option !== undefined) {
         const i = latest(option.symbol, now);
-        if (i !== undefined && serviceMid(bid![i]!, ask![i]!) <= option.premium * PROFIT_TAKE) {
+        if (
+          i !== undefined &&
+          fillable(i, session, now) &&
+          serviceMid(bid![i]!, ask![i]!) <= option.premium * PROFIT_TAKE
+        ) {
           trades.push([session, option.symbol, 1, roundPrice((bid![i]! + ask![i]!) / 2)]);
           option = undefined;
         }
@@ -160,7 +187,7 @@ export async function shortPutDuckDb(
             best = { row: i, delta };
           }
         }
-        if (best !== undefined) {
+        if (best !== undefined && fillable(best.row, session, now)) {
           const i = best.row;
           const premium = roundPrice((bid![i]! + ask![i]!) / 2);
           trades.push([session, symbol![i]!, -1, premium]);
