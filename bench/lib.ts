@@ -30,8 +30,6 @@ export interface BenchContext {
    * the tests find it (test/helpers/shared-files.ts); throws, saying how to get it, when it is not here.
    */
   sharedFile(file: string): string;
-  /** The shared folder beside the checkout, ending in a separator. Prefer `sharedFile`. */
-  sharedDir: string;
   /** A fresh temp directory, removed by the runner after the benchmark finishes (even if it throws). */
   tempDir(prefix?: string): Promise<string>;
   /** Progress output on stderr, kept out of the report table. */
@@ -52,9 +50,6 @@ export function defineBenchmark(benchmark: Benchmark): Benchmark {
 
 /** Absolute path of the repository root, ending in a separator. */
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-/** Absolute path of the shared folder beside the checkout, ending in a separator. */
-export const SHARED_DIR = fileURLToPath(new URL('../../shared/', import.meta.url));
 
 /** Summary of repeated timings, all in milliseconds. */
 export interface Timing {

@@ -10,14 +10,7 @@ import os from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findShared, HOW_TO_GET } from '../test/helpers/shared-files.js';
-import {
-  type BenchContext,
-  type Benchmark,
-  type BenchRow,
-  formatTable,
-  REPO_ROOT,
-  SHARED_DIR,
-} from './lib.js';
+import { type BenchContext, type Benchmark, type BenchRow, formatTable, REPO_ROOT } from './lib.js';
 
 const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
 const RESULTS_FILE = join(BENCH_DIR, 'results.json');
@@ -67,7 +60,6 @@ async function runChild(file: string): Promise<void> {
   const tempDirs: string[] = [];
   const ctx: BenchContext = {
     repoRoot: REPO_ROOT,
-    sharedDir: SHARED_DIR,
     sharedFile(file) {
       const found = findShared(file);
       if (found === undefined) throw new Error(`missing shared file ${file}: ${HOW_TO_GET}`);
