@@ -148,6 +148,12 @@ export type OptionMapping = z.output<typeof OptionMappingSchema>;
 const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.entries(columns).map(([field, column]) => [field, `${prefix}${column}`]));
 
+/** ThetaData's `right` column, as both its reports (EOD and open interest) spell it. */
+const THETADATA_SIDE = {
+  column: 'right',
+  values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+} as const;
+
 /**
  * The built-in mappings. Each states its vendor's documented layout and timing (docs/vendor-formats.md):
  * - `orats`: the near-EOD strikes file (`ticker,tradeDate,expirDate,…`), one row per strike with the call's
@@ -228,10 +234,7 @@ export const OPTION_PRESETS = {
     root: 'symbol',
     expiration: 'expiration',
     strike: 'strike',
-    side: {
-      column: 'right',
-      values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
-    },
+    side: THETADATA_SIDE,
     quoteTime: { column: 'created', format: '%Y-%m-%dT%H:%M:%S.%g' },
     last: 'close',
     volume: 'volume',
@@ -244,10 +247,7 @@ export const OPTION_PRESETS = {
     root: 'symbol',
     expiration: 'expiration',
     strike: 'strike',
-    side: {
-      column: 'right',
-      values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
-    },
+    side: THETADATA_SIDE,
     quoteTime: { column: 'timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
     openInterest: { column: 'open_interest', settled: 'previous', publishedFromOpen: -180 },
     quotes: false,
