@@ -18,6 +18,14 @@ export function renderTable(headers: readonly string[], rows: readonly (readonly
     .join('\n');
 }
 
+/** Indents every line of a block by two spaces, as a section's body under its heading. */
+export function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
 /** A byte count in binary units (`12.3 MiB`). */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];

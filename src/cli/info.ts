@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { DataQuality } from '../ingest/quality.js';
 import { StoreReader } from '../store/store.js';
 import { summarizeStore } from '../store/summary.js';
-import { examplesHelp, formatBytes, renderTable } from './format.js';
+import { examplesHelp, formatBytes, indent, renderTable } from './format.js';
 import { renderQuality } from './ingest.js';
 
 /** `pitchain info`: the data version, tables, underlyings, session range, row counts and provenance. */
@@ -48,33 +48,31 @@ export function registerInfo(program: Command): void {
         out.push(
           summary.provenance.length === 0
             ? '  (none)'
-            : renderTable(
-                ['source', 'format', 'sha256', 'rows', 'rejected', 'ingested at'],
-                summary.provenance.map((p) => [
-                  p.source,
-                  p.format,
-                  p.sha256.slice(0, 12),
-                  Object.values(p.rows).reduce((a, b) => a + b, 0),
-                  p.rejected,
-                  p.ingestedAt,
-                ]),
-              )
-                .split('\n')
-                .map((l) => `  ${l}`)
-                .join('\n'),
+            : indent(
+                renderTable(
+                  ['source', 'format', 'sha256', 'rows', 'rejected', 'ingested at'],
+                  summary.provenance.map((p) => [
+                    p.source,
+                    p.format,
+                    p.sha256.slice(0, 12),
+                    Object.values(p.rows).reduce((a, b) => a + b, 0),
+                    p.rejected,
+                    p.ingestedAt,
+                  ]),
+                ),
+              ),
         );
         out.push('');
         out.push('data quality (per source, as its ingest measured it):');
         out.push(
-          renderQuality(
-            summary.provenance.map((p) => ({
-              source: p.source,
-              quality: p.quality as DataQuality | undefined,
-            })),
-          )
-            .split('\n')
-            .map((l) => `  ${l}`)
-            .join('\n'),
+          indent(
+            renderQuality(
+              summary.provenance.map((p) => ({
+                source: p.source,
+                quality: p.quality as DataQuality | undefined,
+              })),
+            ),
+          ),
         );
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {

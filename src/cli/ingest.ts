@@ -8,7 +8,7 @@ import { commitStaged, type FileHash, hashFile, readableFileSize, stageFiles } f
 import { type DataQuality, qualityTable } from '../ingest/quality.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
-import { examplesHelp, renderTable } from './format.js';
+import { examplesHelp, indent, renderTable } from './format.js';
 import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
 
@@ -196,11 +196,4 @@ export function renderQuality(
 ): string {
   const { header, rows } = qualityTable(files);
   return rows.length === 0 ? '(none recorded)' : renderTable(header, rows);
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
 }
