@@ -21,12 +21,13 @@ import { toQuery } from '../library/params.js';
 import { type Columns, QueryResult, type ResultMeta } from '../library/result.js';
 import { OPTION_COLUMNS } from '../query/options/columns.js';
 import type { Mode } from '../query/types.js';
-import { NotFoundError, ParseError } from './errors.js';
+import { errorForStatus, ParseError } from './errors.js';
 import { candleChunks, encodeQueryValue, isIntraday, symbolBatches } from './split.js';
 import {
   type Credits,
   type RawResponse,
   type ResponseEvent,
+  rayIdOf,
   requestLineBytes,
   Transport,
 } from './transport.js';
@@ -215,14 +216,9 @@ async function askOnce(
   }
   const body = parseBody(response);
   if (response.status === 404) {
+    // With an errmsg it is a refusal, typed as the transport types every other one.
     if (typeof body['errmsg'] === 'string') {
-      const rayId = response.headers.get('cf-ray') ?? undefined;
-      throw new NotFoundError(
-        404,
-        body['errmsg'],
-        { ...body, s: body['s'] === 'no_data' ? 'no_data' : 'error' },
-        { ...(rayId === undefined ? {} : { rayId }), text: response.text },
-      );
+      throw errorForStatus(404, response.text, rayIdOf(response.headers));
     }
     return { status: 404, credits, body, mode };
   }

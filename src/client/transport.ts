@@ -128,9 +128,8 @@ export class Transport {
       if (status === 200 || status === 203 || status === 204 || status === 404) {
         return { target, status, headers: response.headers, text, consumed };
       }
-      const rayId = response.headers.get('cf-ray') ?? response.headers.get('x-request-id') ?? undefined;
       throw errorForStatus(status, text, {
-        ...(rayId === undefined ? {} : { rayId }),
+        ...rayIdOf(response.headers),
         ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter / 1000 }),
       });
     }
@@ -201,6 +200,12 @@ export class Transport {
     if (next === undefined) this.active--;
     else next(); // the slot passes straight to the next request
   }
+}
+
+/** The answer's ray id (`cf-ray`, else `x-request-id`) as an error's context, or nothing when it has none. */
+export function rayIdOf(headers: Headers): { rayId?: string } {
+  const rayId = headers.get('cf-ray') ?? headers.get('x-request-id');
+  return rayId === null ? {} : { rayId };
 }
 
 /** A `Retry-After` value (seconds, or an HTTP date) in milliseconds; undefined when absent or unreadable. */
