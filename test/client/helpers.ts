@@ -8,11 +8,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { type ServerProcess, startServer } from '../http/helpers/server.js';
-
-export const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 
 /** The served clock: after the generated range, so every dated request is historical. */
 export const NOW = '2020-03-20T12:00:00-04:00';
@@ -25,9 +22,8 @@ export async function generatedStore(): Promise<{ dir: string; source: string }>
   await ensureBuilt();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-client-'));
   const source = path.join(dir, 'source');
-  const run = await runCommand(
-    process.execPath,
-    [BIN, 'generate', '--store', source, '--underlyings', UNDERLYINGS.join(','), '--from', FROM, '--to', TO],
+  const run = await runCli(
+    ['generate', '--store', source, '--underlyings', UNDERLYINGS.join(','), '--from', FROM, '--to', TO],
     { env: { ...process.env, TZ: 'UTC' }, timeoutMs: 60_000 },
   );
   if (run.code !== 0) throw new Error(`pitchain generate failed: ${run.stderr}`);

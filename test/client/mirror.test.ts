@@ -11,9 +11,9 @@ import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
 import { openStore, type Store } from '../../src/library/store.js';
-import { runCommand } from '../helpers/build.js';
+import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
-import { BIN, FROM, generatedStore, loggedCredits, NOW, serve, TO, UNDERLYINGS } from './helpers.js';
+import { FROM, generatedStore, loggedCredits, NOW, serve, TO, UNDERLYINGS } from './helpers.js';
 
 const SESSIONS = [
   '2020-03-02',
@@ -272,7 +272,7 @@ describe('an interrupted mirror', () => {
 
 describe('pitchain mirror on the command line', () => {
   const pitchain = (...args: string[]) =>
-    runCommand(process.execPath, [BIN, 'mirror', ...args], {
+    runCli(['mirror', ...args], {
       env: { ...process.env, TZ: 'UTC' },
       timeoutMs: 60_000,
     });

@@ -99,6 +99,17 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The built CLI, as `npx pitchain` runs it. */
+export const CLI_BIN = join(REPO_ROOT, 'dist/cli/bin.js');
+
+/** Runs the built CLI (`node dist/cli/bin.js …`); build first with `ensureBuilt`. */
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CommandResult> {
+  return runCommand(process.execPath, [CLI_BIN, ...args], options);
+}
+
 /** What a finished child process left: its exit code (null when killed), output, and whether it timed out. */
 export type CommandResult = {
   code: number | null;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageFiles } from '../../src/ingest/ingest.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv');
@@ -67,8 +67,7 @@ describe('the data-quality summary', () => {
   });
 
   describe('pitchain ingest and info', () => {
-    const bin = path.join(REPO_ROOT, 'dist/cli/bin.js');
-    const cli = (...args: string[]) => runCommand(process.execPath, [bin, ...args], { timeoutMs: 120_000 });
+    const cli = (...args: string[]) => runCli(args, { timeoutMs: 120_000 });
     beforeAll(ensureBuilt, 180_000);
 
     it('prints it after the ingest, keeps it in the manifest and shows it in info', async () => {

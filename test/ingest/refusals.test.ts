@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngestError } from '../../src/errors.js';
 import { type StageFilesOptions, stageFiles } from '../../src/ingest/ingest.js';
 import { SqlSession } from '../../src/store/sql.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv');
@@ -134,8 +134,7 @@ describe('ingest names the file and line of text no reader can split', () => {
 });
 
 describe('pitchain ingest', () => {
-  const bin = path.join(REPO_ROOT, 'dist/cli/bin.js');
-  const cli = (...args: string[]) => runCommand(process.execPath, [bin, ...args], { timeoutMs: 120_000 });
+  const cli = (...args: string[]) => runCli(args, { timeoutMs: 120_000 });
   beforeAll(ensureBuilt, 180_000);
 
   it('refuses a directory with exit 1 and file: reason, no stack', async () => {
