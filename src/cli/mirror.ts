@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { creditsFor } from '../billing/credits.js';
 import { type Client, createClient, requestTarget } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { stageCandlesBody } from '../ingest/formats/candles-json.js';
@@ -325,7 +326,7 @@ async function estimateItems(
           : await contractsOn(client, underlying, chains.at(-1)!.session!);
       chains.forEach((item, i) => {
         item.expectedRows = Math.round(first + ((last - first) * i) / Math.max(chains.length - 1, 1));
-        add('option chains', Math.ceil(item.expectedRows / 1000));
+        add('option chains', estimatedCredits(item.expectedRows));
       });
     }
     const minutes = mine.filter((item) => item.kind === 'minute');
@@ -336,11 +337,11 @@ async function estimateItems(
         : (await client.stocks.candles('1', underlying, { date: probeDay })).length;
     for (const item of perSession === undefined ? [] : minutes) {
       item.expectedRows = perSession! * item.sessions;
-      if (item.expectedRows > 0) add('minute bars', Math.ceil(item.expectedRows / 1000));
+      if (item.expectedRows > 0) add('minute bars', estimatedCredits(item.expectedRows));
     }
     for (const item of mine.filter((i) => i.kind === 'daily')) {
       item.expectedRows = item.sessions;
-      add('daily bars', Math.ceil(item.sessions / 1000));
+      add('daily bars', estimatedCredits(item.sessions));
     }
   }
   const rows = [...totals].map(([what, row]) => ({ what, ...row }));
@@ -350,6 +351,16 @@ async function estimateItems(
     spent: spent() - before,
     ...(partial ? { partial: true as const } : {}),
   };
+}
+
+/** The service's credits for an answer of `rows` chain or candle rows (the `per-1000-rows` rule). */
+function perThousandRows(rows: number): number {
+  return creditsFor('per-1000-rows', rows, [], false);
+}
+
+/** The estimate's credits for `rows` expected rows: none when none are expected. */
+function estimatedCredits(rows: number): number {
+  return rows > 0 ? perThousandRows(rows) : 0;
 }
 
 /** Contracts listed on `session`: a call and a put per strike of every expiration (0 when none). */
@@ -364,9 +375,9 @@ async function contractsOn(client: Client, underlying: string, session: string):
 
 /** The most an item may cost, for the budget: its expected rows (chains with headroom) per 1,000. */
 function predictCredits(item: Item, chainSeen: ReadonlyMap<string, number>): number {
-  if (item.kind !== 'chain') return Math.max(1, Math.ceil((item.expectedRows ?? 1) / 1000));
+  if (item.kind !== 'chain') return perThousandRows(item.expectedRows ?? 1);
   const rows = Math.max(item.expectedRows ?? 1, chainSeen.get(item.underlying) ?? 0) * CHAIN_MARGIN;
-  return Math.max(1, Math.ceil(rows / 1000));
+  return perThousandRows(rows);
 }
 
 /** An answer written for the ingest, with what its format needs to read it. */
