@@ -45,6 +45,7 @@ import {
   remapColumn,
   writeOccSymbols,
 } from '../csv-source.js';
+import { GREEKS } from '../greek-units.js';
 import { type ColumnSpec, loadOptionMapping, type OptionMapping } from './csv-mapping-schema.js';
 import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
 
@@ -499,9 +500,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
     // An open-interest report's rows gave their figures; they are not quotes.
     if (!mapping.quotes) await sql.run(`DELETE FROM ${q(quotes)}`);
     // A mapping states each column's factor: the units are the mapping's, not detected.
-    const greeks = ['iv', 'delta', 'gamma', 'theta', 'vega'].some(
-      (g) => has(g) || has(`call_${g}`) || has(`put_${g}`),
-    );
+    const greeks = GREEKS.some((g) => has(g) || has(`call_${g}`) || has(`put_${g}`));
     return {
       rows: read.records + read.malformed.length,
       rejects: read.malformed,
