@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { creditsFor } from '../billing/credits.js';
+import { MAX_IN_FLIGHT } from '../client/client.js';
 import { type Client, createClient, requestTarget } from '../client/index.js';
 import { UsageError } from '../errors.js';
 import { stageCandlesBody } from '../ingest/formats/candles-json.js';
@@ -200,7 +201,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
     }
   };
   try {
-    const workers = Math.max(1, Math.min(options.concurrency ?? 8, 50));
+    const workers = Math.max(1, Math.min(options.concurrency ?? 8, MAX_IN_FLIGHT));
     await Promise.all(Array.from({ length: workers }, worker));
   } finally {
     // What arrived is committed whatever stopped the run, so that the next run starts after it.
@@ -493,7 +494,7 @@ export function registerMirror(program: Command): void {
     )
     .option('--dry-run', 'print the estimated credits (from the cheap endpoints) and fetch nothing else')
     .option('--no-intraday', 'skip the minute bars')
-    .option('--concurrency <n>', 'requests in flight (1-50)', '8')
+    .option('--concurrency <n>', `requests in flight (1-${MAX_IN_FLIGHT})`, '8')
     .addHelpText(
       'after',
       '\nEach answer is ingested as it arrives and its request recorded in the store, so a second run asks only\n' +
@@ -571,8 +572,10 @@ function mirrorOptionsFrom(flags: MirrorFlags): Omit<MirrorOptions, 'signal' | '
     );
   }
   const concurrency = Number(flags.concurrency);
-  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 50)) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to 50, not '${flags.concurrency}'`);
+  if (!(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_IN_FLIGHT)) {
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to ${MAX_IN_FLIGHT}, not '${flags.concurrency}'`,
+    );
   }
   const client = createClient({
     ...(flags.url === undefined ? {} : { baseUrl: flags.url }),

@@ -62,7 +62,7 @@ export type ClientOptions = {
 export const DEFAULT_BASE_URL = 'https://api.marketdata.app';
 
 /** The most requests in flight the service allows one account (429 beyond). */
-const MAX_IN_FLIGHT = 50;
+export const MAX_IN_FLIGHT = 50;
 
 const USER_AGENT = 'pitchain-client/0.1.0';
 
