@@ -13,24 +13,11 @@ import { UsageError } from '../errors.js';
 import { formatEtTimestamp } from '../market-time/index.js';
 import { type RoundTrip, type RoundTripTrade, roundTripsOf } from './round-trips.js';
 import { type BacktestStatistics, computeStatistics, drawdownSeries } from './statistics.js';
-
-/** The portfolio's Greeks at an equity point: per-contract Greek × quantity × multiplier, summed. */
-export type PortfolioGreeks = {
-  readonly delta: number;
-  readonly gamma: number;
-  readonly theta: number;
-  readonly vega: number;
-};
+import type { EquityPoint } from './types.js';
 
 /** The fields of an equity point the files read (the runner's `EquityPoint`; margin and Greeks when it has them). */
-export type ReportEquityPoint = {
-  readonly session: string;
-  readonly cash: number;
-  readonly positionsValue: number;
-  readonly equity: number;
-  readonly marginUsed?: number;
-  readonly greeks?: PortfolioGreeks;
-};
+export type ReportEquityPoint = Pick<EquityPoint, 'session' | 'cash' | 'positionsValue' | 'equity'> &
+  Partial<Pick<EquityPoint, 'marginUsed' | 'greeks'>>;
 
 /** The fields of a trade the files read (the runner's `Trade`). */
 export type ReportTrade = RoundTripTrade & { readonly quoteTime?: number | null };
