@@ -103,8 +103,8 @@ export async function writeReportFiles(
 
 type Cell = string | number | boolean | null | undefined;
 
-/** RFC 4180 CSV: a header line, then one line per row; cells quoted only when they must be. */
-function csv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+/** RFC 4180 CSV: a header line, then one line per row; cells quoted only when they must be (sweep.csv too). */
+export function csv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const cell = (value: Cell) => {
     const text = value === null || value === undefined ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

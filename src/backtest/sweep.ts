@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InvalidInputError, UsageError } from '../errors.js';
+import { csv } from './report-files.js';
 import type { BacktestStatistics } from './statistics.js';
 import type { BacktestOptions, BacktestReport } from './types.js';
 
@@ -320,17 +321,10 @@ export function sweepCsv(results: readonly SweepResult[]): string {
       : key === 'maxDrawdown'
         ? r.statistics.maxDrawdown.fraction
         : r.statistics[key];
-  const cell = (v: unknown) => {
-    const text = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  const lines = [
-    [...names, ...stats].map(cell).join(','),
-    ...results.map((r) =>
-      [...names.map((n) => r.parameters[n]), ...stats.map((k) => value(r, k))].map(cell).join(','),
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
+  return csv(
+    [...names, ...stats],
+    results.map((r) => [...names.map((n) => r.parameters[n]), ...stats.map((k) => value(r, k))]),
+  );
 }
 
 /**
