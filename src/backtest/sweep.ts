@@ -19,12 +19,12 @@ import { Worker } from 'node:worker_threads';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { csv } from './report-files.js';
 import type { BacktestStatistics } from './statistics.js';
-import type { BacktestOptions, BacktestReport } from './types.js';
+import type { BacktestOptions, BacktestReport, StrategyParameters } from './types.js';
 
 /** A strategy parameter's value. */
-export type ParameterValue = string | number | boolean;
-/** A combination: one value per parameter. */
-export type Parameters = Readonly<Record<string, ParameterValue>>;
+export type ParameterValue = StrategyParameters[string];
+/** A combination: one value per parameter (what reaches the strategy as `context.parameters`). */
+export type Parameters = StrategyParameters;
 /** The values each parameter takes. */
 export type Grid = Readonly<Record<string, readonly ParameterValue[]>>;
 
