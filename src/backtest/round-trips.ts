@@ -23,6 +23,7 @@
  * P&L is the sum of the round trip's cash flows, commissions included (a trade's `cashFlow` is net of
  * its commission). Trades without an `orderId` (a runner that records none) are each their own order.
  */
+import { roundCash } from './fills.js';
 import type { Trade } from './types.js';
 
 /**
@@ -177,8 +178,9 @@ export function roundTripsOf(trades: readonly RoundTripTrade[]): RoundTrip[] {
 
 function roundTripOf(lot: Lot): RoundTrip {
   const closed = lot.closeSession !== null;
-  const entry = cents(lot.entry);
-  const exit = cents(lot.exit);
+  // Shares of a cash flow are summed unrounded and rounded to the cent only here, once.
+  const entry = roundCash(lot.entry);
+  const exit = roundCash(lot.exit);
   return {
     id: lot.id,
     orderId: lot.orderId,
@@ -192,13 +194,8 @@ function roundTripOf(lot: Lot): RoundTrip {
     closedBy: lot.closedBy,
     entryCashFlow: entry,
     exitCashFlow: exit,
-    commissions: cents(lot.commissions),
-    pnl: closed ? cents(lot.entry + lot.exit) : null,
+    commissions: roundCash(lot.commissions),
+    pnl: closed ? roundCash(lot.entry + lot.exit) : null,
     trades: lot.trades,
   };
-}
-
-/** Dollars to the cent (shares of a cash flow are rounded only once, here). */
-function cents(value: number): number {
-  return Math.round(value * 100) / 100 || 0;
 }

@@ -31,6 +31,7 @@
  *
  * Ratios that cannot be computed are null (never NaN or Infinity, which JSON cannot hold).
  */
+import { roundCash } from './fills.js';
 import type { RoundTrip } from './round-trips.js';
 import type { EquityPoint } from './types.js';
 
@@ -208,7 +209,7 @@ export function largestDrawdown(values: readonly number[], labels: readonly stri
   }
   return {
     ...worst,
-    amount: Math.round(worst.amount * 100) / 100,
+    amount: roundCash(worst.amount),
     recovery: recoveryIndex === -1 ? null : labels[recoveryIndex]!,
     sessions: (recoveryIndex === -1 ? values.length - 1 : recoveryIndex) - worstPeakIndex,
   };
