@@ -20,6 +20,7 @@
  * no short stock; spreads with their maximum loss in cash. Maintenance (25 %) and margin calls are not
  * modelled: a run checks the initial requirement when it orders, and reports the requirement daily.
  */
+import { roundCash } from './fills.js';
 
 /** A holding as margin sees it: what it is, how many, and its value per unit now. */
 export type MarginHolding =
@@ -63,10 +64,10 @@ export function marginRequirement(
   for (const [underlying, list] of byUnderlying) {
     const result = underlyingRequirement(list, underlyingPrices.get(underlying), account, underlying);
     if (result.refusal !== undefined)
-      return { required: round(required + result.required), refusal: result.refusal };
+      return { required: roundCash(required + result.required), refusal: result.refusal };
     required += result.required;
   }
-  return { required: round(required) };
+  return { required: roundCash(required) };
 }
 
 function underlyingRequirement(
@@ -199,8 +200,4 @@ function underlyingRequirement(
   // Longs left over: paid in full.
   for (const long of [...units.longCall, ...units.longPut]) required += long.value * long.multiplier;
   return { required };
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

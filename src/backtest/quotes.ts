@@ -8,6 +8,7 @@
  * marks and the report agree.
  */
 import { sessionCloseSeconds, toEtDate } from '../market-time/index.js';
+import { midOf as serviceMid } from '../query/options/records.js';
 
 /** A quote as the runner reads it: bid, ask and sizes (null where the vendor gives none), and when. */
 export type Quote = {
@@ -47,7 +48,7 @@ export function quoteProblem(
 
 /** The mark of a valid quote: the service's mid, as the strategy reads it in a chain. */
 export function midOf(quote: Quote): number {
-  return quote.mid ?? Math.round(((quote.bid! + quote.ask!) / 2) * 10_000) / 10_000;
+  return quote.mid ?? serviceMid(quote.bid!, quote.ask!);
 }
 
 /**

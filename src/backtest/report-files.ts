@@ -13,24 +13,11 @@ import { UsageError } from '../errors.js';
 import { formatEtTimestamp } from '../market-time/index.js';
 import { type RoundTrip, type RoundTripTrade, roundTripsOf } from './round-trips.js';
 import { type BacktestStatistics, computeStatistics, drawdownSeries } from './statistics.js';
-
-/** The portfolio's Greeks at an equity point: per-contract Greek × quantity × multiplier, summed. */
-export type PortfolioGreeks = {
-  readonly delta: number;
-  readonly gamma: number;
-  readonly theta: number;
-  readonly vega: number;
-};
+import type { EquityPoint } from './types.js';
 
 /** The fields of an equity point the files read (the runner's `EquityPoint`; margin and Greeks when it has them). */
-export type ReportEquityPoint = {
-  readonly session: string;
-  readonly cash: number;
-  readonly positionsValue: number;
-  readonly equity: number;
-  readonly marginUsed?: number;
-  readonly greeks?: PortfolioGreeks;
-};
+export type ReportEquityPoint = Pick<EquityPoint, 'session' | 'cash' | 'positionsValue' | 'equity'> &
+  Partial<Pick<EquityPoint, 'marginUsed' | 'greeks'>>;
 
 /** The fields of a trade the files read (the runner's `Trade`). */
 export type ReportTrade = RoundTripTrade & { readonly quoteTime?: number | null };
@@ -116,8 +103,8 @@ export async function writeReportFiles(
 
 type Cell = string | number | boolean | null | undefined;
 
-/** RFC 4180 CSV: a header line, then one line per row; cells quoted only when they must be. */
-function csv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+/** RFC 4180 CSV: a header line, then one line per row; cells quoted only when they must be (sweep.csv too). */
+export function csv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const cell = (value: Cell) => {
     const text = value === null || value === undefined ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

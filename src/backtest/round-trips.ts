@@ -23,21 +23,17 @@
  * P&L is the sum of the round trip's cash flows, commissions included (a trade's `cashFlow` is net of
  * its commission). Trades without an `orderId` (a runner that records none) are each their own order.
  */
+import { roundCash } from './fills.js';
+import type { Trade } from './types.js';
 
-/** The fields of a trade round trips read (a subset of the runner's `Trade`). */
-export type RoundTripTrade = {
-  readonly session: string;
-  readonly time: number;
-  readonly symbol: string;
-  readonly quantity: number;
-  readonly price: number;
-  readonly commission: number;
-  readonly cashFlow: number;
-  readonly reason: 'order' | 'expiration' | 'assignment' | 'exercise' | 'split';
-  readonly tag?: string;
-  /** Every fill of one order shares one id; events carry null. */
-  readonly orderId?: number | null;
-};
+/**
+ * The fields of a trade round trips read: the runner's `Trade`, whose `orderId` may be absent (a trade
+ * without one is its own order).
+ */
+export type RoundTripTrade = Pick<
+  Trade,
+  'session' | 'time' | 'symbol' | 'quantity' | 'price' | 'commission' | 'cashFlow' | 'reason' | 'tag'
+> & { readonly orderId?: Trade['orderId'] };
 
 /** One leg of a round trip: a symbol and the quantity its opening order bought (+) or sold (−). */
 export type RoundTripLeg = { readonly symbol: string; readonly quantity: number };
@@ -182,8 +178,9 @@ export function roundTripsOf(trades: readonly RoundTripTrade[]): RoundTrip[] {
 
 function roundTripOf(lot: Lot): RoundTrip {
   const closed = lot.closeSession !== null;
-  const entry = cents(lot.entry);
-  const exit = cents(lot.exit);
+  // Shares of a cash flow are summed unrounded and rounded to the cent only here, once.
+  const entry = roundCash(lot.entry);
+  const exit = roundCash(lot.exit);
   return {
     id: lot.id,
     orderId: lot.orderId,
@@ -197,13 +194,8 @@ function roundTripOf(lot: Lot): RoundTrip {
     closedBy: lot.closedBy,
     entryCashFlow: entry,
     exitCashFlow: exit,
-    commissions: cents(lot.commissions),
-    pnl: closed ? cents(lot.entry + lot.exit) : null,
+    commissions: roundCash(lot.commissions),
+    pnl: closed ? roundCash(lot.entry + lot.exit) : null,
     trades: lot.trades,
   };
-}
-
-/** Dollars to the cent (shares of a cash flow are rounded only once, here). */
-function cents(value: number): number {
-  return Math.round(value * 100) / 100 || 0;
 }

@@ -22,7 +22,7 @@ import { boundGroup, type GroupLeg, modelValue } from './model-marks.js';
 import { type Instrument, Portfolio, termsOf } from './portfolio.js';
 import { describeAge, midOf, type Quote, quoteAge, quoteProblem } from './quotes.js';
 import { roundTripsOf } from './round-trips.js';
-import { computeStatistics } from './statistics.js';
+import { computeStatistics, type Drawdown, largestDrawdown } from './statistics.js';
 import type {
   BacktestOptions,
   BacktestReport,
@@ -519,9 +519,7 @@ export class BacktestRun {
 
   private report(): BacktestReport {
     const { sessions, startingCash, options } = this;
-    const curve = this.equity.map((point) => point.equity);
-    const { maxDrawdown, maxDrawdownPct } = drawdown(curve);
-    const final = curve.at(-1) ?? startingCash;
+    const final = this.equity.at(-1)?.equity ?? startingCash;
     const credits = this.strategyCredits + this.market.credits;
     const roundTrips = roundTripsOf(this.portfolio.trades);
     const statistics = computeStatistics(this.equity, roundTrips, {
@@ -546,8 +544,7 @@ export class BacktestRun {
       finalPositions: this.portfolio.positions(),
       pnl: roundCash(final - startingCash),
       interest: this.interest,
-      maxDrawdown,
-      maxDrawdownPct,
+      ...drawdownFields(statistics.maxDrawdown),
       credits,
       creditsByPart: { strategy: this.strategyCredits, runner: this.market.credits },
       requests: this.requests,
@@ -579,19 +576,15 @@ function money(value: number): string {
   return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
-/** The largest fall from a running peak, in dollars and as a fraction of the peak. */
+/** The largest fall from a running peak, as a fraction of the peak and in dollars (the statistics' rule). */
 export function drawdown(curve: readonly number[]): { maxDrawdown: number; maxDrawdownPct: number } {
-  let peak = Number.NEGATIVE_INFINITY;
-  let maxDrawdown = 0;
-  let maxDrawdownPct = 0;
-  for (const value of curve) {
-    peak = Math.max(peak, value);
-    const fall = peak - value;
-    if (fall > maxDrawdown) maxDrawdown = fall;
-    if (peak > 0 && fall / peak > maxDrawdownPct) maxDrawdownPct = fall / peak;
-  }
+  return drawdownFields(largestDrawdown(curve, curve.map(String)));
+}
+
+/** The report's drawdown fields, read from the statistics' largest drawdown so the two never disagree. */
+function drawdownFields(largest: Drawdown): { maxDrawdown: number; maxDrawdownPct: number } {
   return {
-    maxDrawdown: roundCash(maxDrawdown),
-    maxDrawdownPct: Math.round(maxDrawdownPct * 10_000) / 10_000,
+    maxDrawdown: roundCash(largest.amount),
+    maxDrawdownPct: Math.round(largest.fraction * 10_000) / 10_000,
   };
 }

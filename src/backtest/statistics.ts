@@ -31,20 +31,18 @@
  *
  * Ratios that cannot be computed are null (never NaN or Infinity, which JSON cannot hold).
  */
+import { roundCash } from './fills.js';
+import type { RoundTrip } from './round-trips.js';
+import type { EquityPoint } from './types.js';
 
 /** Sessions per year, for annualising daily figures. */
 export const SESSIONS_PER_YEAR = 252;
 
 /** The fields of an equity point the statistics read (a subset of the runner's `EquityPoint`). */
-export type StatisticsEquityPoint = { readonly session: string; readonly equity: number };
+export type StatisticsEquityPoint = Pick<EquityPoint, 'session' | 'equity'>;
 
 /** The fields of a round trip the statistics read (a subset of `RoundTrip`). */
-export type StatisticsRoundTrip = {
-  readonly status: 'open' | 'closed';
-  readonly pnl: number | null;
-  readonly openSession: string;
-  readonly closeSession: string | null;
-};
+export type StatisticsRoundTrip = Pick<RoundTrip, 'status' | 'pnl' | 'openSession' | 'closeSession'>;
 
 export type StatisticsOptions = {
   /** Annual risk-free rate as a fraction (0.02 = 2 %), default 0. */
@@ -211,7 +209,7 @@ export function largestDrawdown(values: readonly number[], labels: readonly stri
   }
   return {
     ...worst,
-    amount: Math.round(worst.amount * 100) / 100,
+    amount: roundCash(worst.amount),
     recovery: recoveryIndex === -1 ? null : labels[recoveryIndex]!,
     sessions: (recoveryIndex === -1 ? values.length - 1 : recoveryIndex) - worstPeakIndex,
   };

@@ -1,12 +1,11 @@
 /**
  * A sweep's worker thread: loads the strategy module and opens the store once, answers `ready`, then
- * runs each combination it is sent as a backtest of its own and answers with the report and its
- * statistics (see `sweep.ts`).
+ * runs each combination it is sent as a backtest of its own and answers with its report, whose statistics
+ * use the sweep's risk-free rate (see `sweep.ts`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../library/store.js';
 import { loadStrategyModule } from './load-strategy.js';
-import { withStatistics } from './report-files.js';
 import { backtest } from './runner.js';
 import type { SweepAnswer, SweepJob, SweepWorkerData } from './sweep.js';
 import type { BacktestOptions } from './types.js';
@@ -45,8 +44,7 @@ try {
         store,
         strategy,
       });
-      const { statistics } = withStatistics(report, { riskFreeRate: data.riskFreeRate });
-      send({ type: 'done', index: job.index, report, statistics });
+      send({ type: 'done', index: job.index, report });
     } catch (error) {
       send(failure(job.index, error));
     }

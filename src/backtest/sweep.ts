@@ -17,13 +17,14 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InvalidInputError, UsageError } from '../errors.js';
+import { csv } from './report-files.js';
 import type { BacktestStatistics } from './statistics.js';
-import type { BacktestOptions, BacktestReport } from './types.js';
+import type { BacktestOptions, BacktestReport, StrategyParameters } from './types.js';
 
 /** A strategy parameter's value. */
-export type ParameterValue = string | number | boolean;
-/** A combination: one value per parameter. */
-export type Parameters = Readonly<Record<string, ParameterValue>>;
+export type ParameterValue = StrategyParameters[string];
+/** A combination: one value per parameter (what reaches the strategy as `context.parameters`). */
+export type Parameters = StrategyParameters;
 /** The values each parameter takes. */
 export type Grid = Readonly<Record<string, readonly ParameterValue[]>>;
 
@@ -62,8 +63,6 @@ export type SweepOptions = SweepRunOptions & {
   readonly workers?: number;
   /** The statistic the results are sorted by (default `sharpe`). */
   readonly sortBy?: SweepSortKey;
-  /** Annual risk-free rate for Sharpe and Sortino (default 0). */
-  readonly riskFreeRate?: number;
   /** Called as each combination finishes. */
   readonly onProgress?: (done: number, total: number, result: SweepResult) => void;
 };
@@ -82,7 +81,6 @@ export type SweepWorkerData = {
   readonly strategy: string;
   readonly store: string;
   readonly run: Record<string, unknown>;
-  readonly riskFreeRate: number | undefined;
   readonly entry: string;
   readonly tsx: string | null;
   /** DuckDB threads for the worker's store: the cores shared among the workers, at least one. */
@@ -98,7 +96,6 @@ export type SweepAnswer =
       readonly type: 'done';
       readonly index: number;
       readonly report: BacktestReport;
-      readonly statistics: BacktestStatistics;
     }
   | {
       readonly type: 'error';
@@ -164,7 +161,7 @@ export function sortValue(result: SweepResult, key: SweepSortKey): number | null
 
 /** Runs every combination of the grid on worker threads, and returns the results sorted by `sortBy`. */
 export async function sweep(options: SweepOptions): Promise<SweepResult[]> {
-  const { strategy, grid, store, workers, sortBy = 'sharpe', onProgress, riskFreeRate, ...run } = options;
+  const { strategy, grid, store, workers, sortBy = 'sharpe', onProgress, ...run } = options;
   const jobs = combinations(typeof grid === 'string' ? parseGrid(grid) : grid);
   if (!SWEEP_SORT_KEYS.includes(sortBy)) {
     throw new UsageError(`cannot sort by ${sortBy}; one of ${SWEEP_SORT_KEYS.join(', ')}`);
@@ -183,7 +180,6 @@ export async function sweep(options: SweepOptions): Promise<SweepResult[]> {
     strategy: path.resolve(strategy),
     store: path.resolve(store),
     run: shared,
-    riskFreeRate,
     entry,
     // Workers that each ran DuckDB on every core would contend for them, as the store writer's jobs would.
     threads: Math.max(1, Math.floor(os.availableParallelism() / count)),
@@ -213,7 +209,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult[]> {
             const result = {
               index: answer.index,
               parameters: jobs[answer.index]!,
-              statistics: answer.statistics,
+              statistics: answer.report.statistics,
               report: answer.report,
             };
             results.push(result);
@@ -325,17 +321,10 @@ export function sweepCsv(results: readonly SweepResult[]): string {
       : key === 'maxDrawdown'
         ? r.statistics.maxDrawdown.fraction
         : r.statistics[key];
-  const cell = (v: unknown) => {
-    const text = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  const lines = [
-    [...names, ...stats].map(cell).join(','),
-    ...results.map((r) =>
-      [...names.map((n) => r.parameters[n]), ...stats.map((k) => value(r, k))].map(cell).join(','),
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
+  return csv(
+    [...names, ...stats],
+    results.map((r) => [...names.map((n) => r.parameters[n]), ...stats.map((k) => value(r, k))]),
+  );
 }
 
 /**

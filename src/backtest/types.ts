@@ -247,7 +247,10 @@ export type BacktestReport = {
   readonly pnl: number;
   /** Interest earned (or paid) on cash at `cashRate`, included in the P&L. */
   readonly interest: number;
-  /** The largest fall of equity from a previous peak, in dollars (positive), and as a fraction of that peak. */
+  /**
+   * The largest fall of equity from a previous peak (the starting cash included), in dollars (positive) and
+   * as a fraction of that peak: `statistics.maxDrawdown`'s amount and fraction (rounded to 4 places).
+   */
   readonly maxDrawdown: number;
   readonly maxDrawdownPct: number;
   /** Credits the same requests would have cost on the service: the strategy's, the runner's marks and fills. */

@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { formatStatisticsTable, withStatistics, writeReportFiles } from '../backtest/report-files.js';
+import { formatStatisticsTable, writeReportFiles } from '../backtest/report-files.js';
 import {
   formatSweepTable,
   parseGrid,
@@ -41,8 +41,8 @@ export function addReportOptions(command: Command): Command {
     .option('--workers <n>', "a sweep's worker threads (default: the machine's cores)");
 }
 
-/** The risk-free rate the flags state, refused unless it reads as an annual rate. */
-function riskFreeOf(flags: ReportFlags): number | undefined {
+/** The risk-free rate the flags state, refused unless it reads as an annual rate (a run's `riskFreeRate`). */
+export function riskFreeOf(flags: ReportFlags): number | undefined {
   if (flags.riskFree === undefined) return undefined;
   const rate = Number(flags.riskFree);
   if (flags.riskFree.trim() === '' || !Number.isFinite(rate) || rate <= -1) {
@@ -51,9 +51,8 @@ function riskFreeOf(flags: ReportFlags): number | undefined {
   return rate;
 }
 
-/** Checks the report flags before anything runs (a bad flag should not wait for a whole run). */
+/** Checks the sweep flags before anything runs (a bad flag should not wait for a whole run; --risk-free is a run option). */
 export function checkReportFlags(flags: ReportFlags): void {
-  riskFreeOf(flags);
   if (flags.grid === undefined) {
     for (const flag of ['sort', 'workers'] as const) {
       if (flags[flag] !== undefined) {
@@ -84,18 +83,20 @@ function workersOf(flags: ReportFlags): number | undefined {
   return workers;
 }
 
-/** After a single run: the statistics table under the report (not with --json), and the files of --out. */
+/**
+ * After a single run: the statistics table under the report (not with --json), and the files of --out.
+ * The run took --risk-free as its `riskFreeRate`, so the report's statistics are the ones to show.
+ */
 export async function finishRun(report: BacktestReport, flags: ReportFlags): Promise<string> {
-  const riskFreeRate = riskFreeOf(flags);
   if (flags.out !== undefined) {
-    const written = await writeReportFiles(report, path.resolve(flags.out), { riskFreeRate });
+    const written = await writeReportFiles(report, path.resolve(flags.out));
     process.stderr.write(`wrote ${written.map((file) => path.basename(file)).join(', ')} in ${flags.out}\n`);
   }
   if (flags.json) return '';
-  return `\n${formatStatisticsTable(withStatistics(report, { riskFreeRate }).statistics)}`;
+  return `\n${formatStatisticsTable(report.statistics)}`;
 }
 
-/** `--grid`: the sweep, with a progress bar, its table (or JSON), and `sweep.csv` in --out. */
+/** `--grid`: the sweep (`run` holds --risk-free), with a progress bar, its table (or JSON), and `sweep.csv` in --out. */
 export async function runSweepCommand(
   file: string,
   flags: ReportFlags & { store: string; from: string; to: string },
@@ -103,7 +104,6 @@ export async function runSweepCommand(
 ): Promise<string> {
   const sortBy = sortOf(flags);
   const workers = workersOf(flags);
-  const riskFreeRate = riskFreeOf(flags);
   const progress = startProgress('sweep', 0, 'runs');
   let results: Awaited<ReturnType<typeof sweep>>;
   try {
@@ -116,7 +116,6 @@ export async function runSweepCommand(
       to: flags.to,
       sortBy,
       ...(workers === undefined ? {} : { workers }),
-      ...(riskFreeRate === undefined ? {} : { riskFreeRate }),
       onProgress: (done, total) => progress.update(done, total),
     });
   } finally {

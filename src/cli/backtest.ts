@@ -10,6 +10,7 @@ import {
   checkReportFlags,
   finishRun,
   type ReportFlags,
+  riskFreeOf,
   runSweepCommand,
 } from './backtest-report.js';
 import { examplesHelp } from './format.js';
@@ -198,6 +199,8 @@ function optionsOf(flags: Flags): Partial<BacktestOptions> {
     options.missingSettlement = flags.missingSettlement;
   }
   if (flags.param !== undefined) options.parameters = parametersOf(flags.param);
+  const riskFreeRate = riskFreeOf(flags);
+  if (riskFreeRate !== undefined) options.riskFreeRate = riskFreeRate;
   return options;
 }
 

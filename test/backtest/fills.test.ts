@@ -59,5 +59,7 @@ describe('drawdown', () => {
     expect(drawdown([100, 120, 90, 130, 117])).toEqual({ maxDrawdown: 30, maxDrawdownPct: 0.25 });
     expect(drawdown([100, 101, 102])).toEqual({ maxDrawdown: 0, maxDrawdownPct: 0 });
     expect(drawdown([])).toEqual({ maxDrawdown: 0, maxDrawdownPct: 0 });
+    // One fall, the deepest as a fraction, measured both ways (as the statistics' maxDrawdown is).
+    expect(drawdown([100, 50, 1000, 800])).toEqual({ maxDrawdown: 50, maxDrawdownPct: 0.5 });
   });
 });

@@ -52,7 +52,7 @@ describe('sweep', () => {
     expect(options).toEqual({ commission: { option: 0.5 } });
     const byIndex = new Map(results.map((r) => [r.index, r]));
     for (const [index, parameters] of combinations(parseGrid('dte=30,45 take=0.5,0.8')).entries()) {
-      const run = { ...options, fill: { spread: 0.5 }, from: FROM, to: TO, parameters };
+      const run = { ...options, fill: { spread: 0.5 }, riskFreeRate: 0.01, from: FROM, to: TO, parameters };
       const alone = await backtest({
         ...(run as Omit<BacktestOptions, 'store' | 'strategy'>),
         store,
