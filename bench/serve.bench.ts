@@ -6,15 +6,13 @@
  * 64 connections over a mix of endpoints: errors, p50/p99 latency, and the server's RSS after the run
  * against after its warm-up.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { join } from 'node:path';
 import { openStore } from '../src/library/store.js';
 import { sessionsBetween } from '../src/market-time/index.js';
 import { ensureBuilt } from '../test/helpers/build.js';
 import { type BenchContext, defineBenchmark, perSecond, ratioRow, summarise } from './lib.js';
+import { Connection, residentMb, startServer } from './serve-lib.js';
 
 const NOW = '2020-12-31T15:45:00-05:00';
 /** Every session of the sample but the last (a dated request needs a past session). */
@@ -58,109 +56,11 @@ function mixTarget(i: number): string {
   }
 }
 
-type Server = { child: ChildProcess; url: string };
-
 /**
  * The accounts the load is spread over: the service allows an account 50 requests in flight, so 64
  * connections of one account would mostly measure 429s. Four paid accounts with credits to spare.
  */
 const TOKENS = ['bench-token-a1', 'bench-token-b2', 'bench-token-c3', 'bench-token-d4'];
-
-async function startServer(repoRoot: string, accounts: string): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'dist/cli/bin.js'),
-      'serve',
-      '--store',
-      join(repoRoot, 'data/sample'),
-      '--port',
-      '0',
-      '--now',
-      NOW,
-      '--no-log',
-      '--accounts',
-      accounts,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match !== null) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
-  });
-  return { child, url };
-}
-
-function residentMb(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kib) / 1024;
-}
-
-/**
- * One kept-alive connection that sends a GET, reads its answer (by Content-Length, or to the end of a
- * chunked body) and resolves with the status; a light client, so that the server is what is measured.
- */
-class Connection {
-  private buffer = Buffer.alloc(0);
-  private waiting: ((status: number) => void) | undefined;
-  private readonly socket: net.Socket;
-
-  constructor(
-    port: number,
-    private readonly token: string,
-  ) {
-    this.socket = net.connect(port, '127.0.0.1');
-    this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => {
-      this.buffer = Buffer.concat([this.buffer, chunk]);
-      this.take();
-    });
-    const fail = () => {
-      this.waiting?.(0);
-      this.waiting = undefined;
-    };
-    this.socket.on('error', fail);
-    this.socket.on('close', fail);
-  }
-
-  get(target: string): Promise<number> {
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-      this.socket.write(
-        `GET ${target} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer ${this.token}\r\n\r\n`,
-      );
-    });
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-
-  private take(): void {
-    const end = this.buffer.indexOf('\r\n\r\n');
-    if (end < 0 || this.waiting === undefined) return;
-    const head = this.buffer.subarray(0, end).toString('latin1');
-    const length = /^content-length: *(\d+)$/im.exec(head)?.[1];
-    let total: number;
-    if (length !== undefined) total = end + 4 + Number(length);
-    else if (/^transfer-encoding: *chunked$/im.test(head)) {
-      const last = this.buffer.indexOf('\r\n0\r\n\r\n', end);
-      const empty = this.buffer.subarray(end + 4, end + 9).toString() === '0\r\n\r\n';
-      if (last < 0 && !empty) return;
-      total = empty ? end + 9 : last + 7;
-    } else total = end + 4;
-    if (this.buffer.length < total) return;
-    this.buffer = this.buffer.subarray(total);
-    const resolve = this.waiting;
-    this.waiting = undefined;
-    resolve(Number(head.slice(9, 12)));
-  }
-}
 
 type Load = {
   requests: number;
@@ -254,7 +154,17 @@ export default defineBenchmark({
     const accounts = join(await ctx.tempDir('pitchain-bench-serve-'), 'accounts.json');
     const paid = { plan: 'prime', opra: true, credits: { limit: 1_000_000_000_000, period: 'day' } };
     await writeFile(accounts, JSON.stringify(Object.fromEntries(TOKENS.map((token) => [token, paid]))));
-    const server = await startServer(ctx.repoRoot, accounts);
+    const server = await startServer(ctx.repoRoot, [
+      '--store',
+      join(ctx.repoRoot, 'data/sample'),
+      '--port',
+      '0',
+      '--now',
+      NOW,
+      '--no-log',
+      '--accounts',
+      accounts,
+    ]);
     const pid = server.child.pid!;
     try {
       ctx.log('front-month chains over distinct sessions, over HTTP (32 connections)');

@@ -9,16 +9,14 @@
  * or torn, the p99 of small requests while 4 heavy ones run against alone, and token lookup among
  * 200,000 accounts against among 1. `SOAK_SECONDS` (default 70, about 2 minutes in all) sets the length of the mixed phase.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cp, readFile, rename, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { join } from 'node:path';
 import { AccountBook } from '../src/billing/accounts.js';
 import { openStore } from '../src/library/store.js';
 import { ensureBuilt } from '../test/helpers/build.js';
 import { writeSyntheticBatch } from '../test/store/fixtures/synthetic.js';
 import { type BenchContext, defineBenchmark, ratioRow } from './lib.js';
+import { Connection, residentMb, startServer } from './serve-lib.js';
 
 const NOW = '2024-01-10T12:00:00-05:00';
 const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 70);
@@ -63,69 +61,6 @@ function heavy(i: number): string {
       return '/v1/stocks/candles/1/SPY/?from=2019-01-02&to=2019-12-30&limit=50000&format=csv';
     default:
       return '/v1/stocks/candles/1/SPY/?from=2020-01-02&to=2020-12-28&limit=50000';
-  }
-}
-
-function residentMb(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kib) / 1024;
-}
-
-/** One kept-alive raw connection: GET, read the answer by Content-Length (or chunked), its status. */
-class Connection {
-  private buffer: Buffer = Buffer.alloc(0);
-  private waiting: ((status: number) => void) | undefined;
-  private readonly socket: net.Socket;
-
-  constructor(
-    port: number,
-    private readonly token: string,
-  ) {
-    this.socket = net.connect(port, '127.0.0.1');
-    this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => {
-      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-      this.take();
-    });
-    const fail = () => {
-      this.waiting?.(0);
-      this.waiting = undefined;
-    };
-    this.socket.on('error', fail);
-    this.socket.on('close', fail);
-  }
-
-  get(target: string): Promise<number> {
-    return new Promise((resolve) => {
-      this.waiting = resolve;
-      this.socket.write(
-        `GET ${target} HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer ${this.token}\r\n\r\n`,
-      );
-    });
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-
-  private take(): void {
-    const end = this.buffer.indexOf('\r\n\r\n');
-    if (end < 0 || this.waiting === undefined) return;
-    const head = this.buffer.subarray(0, end).toString('latin1');
-    const length = /^content-length: *(\d+)$/im.exec(head)?.[1];
-    let total: number;
-    if (length !== undefined) total = end + 4 + Number(length);
-    else if (/^transfer-encoding: *chunked$/im.test(head)) {
-      const last = this.buffer.indexOf('\r\n0\r\n\r\n', end);
-      const empty = this.buffer.subarray(end + 4, end + 9).toString() === '0\r\n\r\n';
-      if (last < 0 && !empty) return;
-      total = empty ? end + 9 : last + 7;
-    } else total = end + 4;
-    if (this.buffer.length < total) return;
-    this.buffer = this.buffer.subarray(total);
-    const resolve = this.waiting;
-    this.waiting = undefined;
-    resolve(Number(head.slice(9, 12)));
   }
 }
 
@@ -199,45 +134,6 @@ function lookupMs(perRound: number, rounds: number): { one: number; many: number
   return { one: median(times[0]!), many: median(times[1]!) };
 }
 
-async function startServer(
-  repoRoot: string,
-  store: string,
-  accounts: string,
-  log: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'dist/cli/bin.js'),
-      'serve',
-      '--store',
-      store,
-      '--port',
-      '0',
-      '--now',
-      NOW,
-      '--accounts',
-      accounts,
-      '--log',
-      log,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, PITCHAIN_GARBAGE_GRACE_MS: String(GRACE_MS) },
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match !== null) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`pitchain serve exited with ${code}: ${out}`)));
-  });
-  return { child, url };
-}
-
 export default defineBenchmark({
   name: 'soak',
   description: `pitchain serve for ${SOAK_SECONDS} s beside ingests every ${INGEST_SECONDS} s, log rotations and garbage collection`,
@@ -254,7 +150,11 @@ export default defineBenchmark({
     const paid = { plan: 'prime', opra: true, credits: { limit: 1_000_000_000_000, period: 'day' } };
     await writeFile(accounts, JSON.stringify(Object.fromEntries(TOKENS.map((token) => [token, paid]))));
     const log = join(dir, 'requests.jsonl');
-    const server = await startServer(ctx.repoRoot, store, accounts, log);
+    const server = await startServer(
+      ctx.repoRoot,
+      ['--store', store, '--port', '0', '--now', NOW, '--accounts', accounts, '--log', log],
+      { ...process.env, PITCHAIN_GARBAGE_GRACE_MS: String(GRACE_MS) },
+    );
     const pid = server.child.pid!;
     const port = Number(new URL(server.url).port);
     let probesSent = 0;

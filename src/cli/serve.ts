@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_GRACE_MS, listen } from '../http/index.js';
 import { openStore } from '../library/store.js';
 import { readLimit } from '../service/limits.js';
+import { DEFAULT_RESPONSE_CACHE_BYTES } from '../service/response-cache.js';
 import { DEFAULT_LIMITS, readInstant, withoutTokens } from '../service/service.js';
 import { chooseLogFile } from './request-log.js';
 import { untilStopped } from './until-stopped.js';
@@ -72,7 +73,10 @@ export function registerServe(program: Command): void {
       '--max-seconds <n>',
       `longest a request may take (524 beyond; default ${DEFAULT_LIMITS.maxSeconds})`,
     )
-    .option('--cache-bytes <n>', 'memory of the response cache, e.g. 64MB (default 64MB)')
+    .option(
+      '--cache-bytes <n>',
+      `memory of the response cache, e.g. 32MB (default ${DEFAULT_RESPONSE_CACHE_BYTES / 1024 ** 2}MB)`,
+    )
     .addHelpText(
       'after',
       `

@@ -25,11 +25,13 @@ export function untilStopped(
     // Only under npm (npx, npm start, npm run): a server put in the background on purpose (nohup, a
     // service manager) outlives the shell that started it.
     const parent = process.ppid;
-    const orphaned = setInterval(() => {
-      if (process.ppid !== parent) stop();
-    }, PARENT_CHECK_MS);
-    orphaned.unref();
-    if (process.env['npm_execpath'] === undefined) clearInterval(orphaned);
+    const orphaned =
+      process.env['npm_execpath'] === undefined
+        ? undefined
+        : setInterval(() => {
+            if (process.ppid !== parent) stop();
+          }, PARENT_CHECK_MS);
+    orphaned?.unref();
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);

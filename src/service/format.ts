@@ -209,10 +209,6 @@ export function* answerPieces(
     }
     return;
   }
-  if (answer.rawBody === undefined && fields.some((f) => f.json !== undefined)) {
-    yield* jsonWithColumns(scalars, fields, keyOf, withS, options.dateformat);
-    return;
-  }
   if (answer.rawBody !== undefined) {
     // A raw body's keys may repeat the fields': one object keeps the service's first place, last value.
     const body: Record<string, unknown> = {};

@@ -1,16 +1,14 @@
 /**
  * The one cache of an opened store: derived answers (a scope's rows at an as-of, read-ahead blocks of a
- * session loop) and the service's response cache, all keyed by the data version they were computed
- * from. When the store moves to a newer version every entry is dropped, so `refresh()` can never serve a
- * stale answer.
+ * session loop) and sessions' rows, all keyed by the data version they were computed from (the
+ * service's response cache is its own, `service/response-cache.ts`). When the store moves to a newer
+ * version every entry is dropped, so `refresh()` can never serve a stale answer.
  */
 
 /** How many derived values the cache keeps (least recently used first out). */
 const DERIVED_CAPACITY = 4;
 /** How many scopes' loop states (with their read-ahead blocks) the cache keeps. */
 const STATE_CAPACITY = 4;
-/** How many responses the response cache keeps. */
-const RESPONSE_CAPACITY = 2_000;
 /**
  * How many bytes the session cache keeps by default (sessions' rows and the contracts they refer to): a
  * reader's DuckDB is limited to 256 MB, and a process of both stays within 512 MB.
@@ -113,7 +111,6 @@ export type StoreCacheOptions = {
 export class StoreCache {
   private version: string;
   private readonly derived = new Lru<Promise<unknown>>(DERIVED_CAPACITY);
-  private readonly responses = new Lru<unknown>(RESPONSE_CAPACITY);
   private readonly states = new Lru<unknown>(STATE_CAPACITY);
   private readonly sessions: SizedLru;
 
@@ -187,24 +184,11 @@ export class StoreCache {
     return value;
   }
 
-  /** A kept response of the service (see `service/response-cache.ts` for what is kept). */
-  response<T>(key: string): T | undefined {
-    this.sync();
-    return this.responses.get(key) as T | undefined;
-  }
-
-  /** Keeps a response of the service for the current data version. */
-  keepResponse(key: string, value: unknown): void {
-    this.sync();
-    this.responses.set(key, value);
-  }
-
   private sync(): void {
     const version = this.dataVersion();
     if (version === this.version) return;
     this.version = version;
     this.derived.clear();
-    this.responses.clear();
     this.states.clear();
     this.sessions.clear();
   }

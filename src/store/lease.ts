@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isAlive } from './lock.js';
 import type { Manifest } from './manifest.js';
 
 export const LEASES_DIR = 'leases';
@@ -117,11 +118,5 @@ export async function leasedFiles(dir: string, now = Date.now()): Promise<Set<st
 
 function isLive(lease: Lease, now: number): boolean {
   if (lease.host !== os.hostname()) return now - Date.parse(lease.refreshedAt) < FOREIGN_LEASE_MS;
-  if (lease.pid === process.pid) return true;
-  try {
-    process.kill(lease.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
-  }
+  return lease.pid === process.pid || isAlive(lease.pid);
 }

@@ -93,7 +93,8 @@ async function olderThan(file: string, ms: number): Promise<boolean> {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists on this host (EPERM: alive, another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -18,14 +18,14 @@ describe('StoreCache', () => {
     expect(await cache.memoize('a', compute(4))).toBe(4); // the least recently used went out
   });
 
-  it('drops every entry, derived and response, when the data version changes', async () => {
+  it('drops every entry, derived and state, when the data version changes', async () => {
     let version = 'v1';
     const cache = new StoreCache(() => version);
     await cache.memoize('scope', async () => 'old rows');
-    cache.keepResponse('chain', 'old body');
-    expect(cache.response('chain')).toBe('old body');
+    expect(cache.state('chain', () => 'old state')).toBe('old state');
+    expect(cache.state('chain', () => 'new state')).toBe('old state');
     version = 'v2';
-    expect(cache.response('chain')).toBeUndefined();
+    expect(cache.state('chain', () => 'new state')).toBe('new state');
     expect(await cache.memoize('scope', async () => 'new rows')).toBe('new rows');
     expect(cache.currentVersion).toBe('v2');
   });
