@@ -22,7 +22,7 @@ import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { ensureBuilt } from '../test/helpers/build.js';
-import { type BenchContext, defineBenchmark, ratioRow, summarise, timeIt } from './lib.js';
+import { type BenchContext, defineBenchmark, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
 
 /** Years of the generated market, one commit each (keeps the writer's memory small). */
 const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
@@ -427,7 +427,7 @@ export default defineBenchmark({
       const repeated = await timeIt(() => answer(store, front), { warmup: 5, iterations: 200 });
       const frontRows = (JSON.parse(await answer(store, front)) as { optionSymbol: unknown[] }).optionSymbol
         .length;
-      const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
+      const load = loadAverage();
 
       return [
         ratioRow({
@@ -443,7 +443,7 @@ export default defineBenchmark({
           baseline: whole.baseline.p50Ms,
           unit: 'ms',
           target: '≤ 1.3× baseline time',
-          note: `${RANDOM_SESSIONS} sessions ${YEARS[0]}-${YEARS.at(-1)} in random order, each asked once, vs the raw statement for the same session; p90 ${whole.ours.p90Ms.toFixed(1)} vs ${whole.baseline.p90Ms.toFixed(1)} ms; ${rows.toLocaleString('en-US')}-row chain's JSON.stringify alone ${stringify.p50Ms.toFixed(1)} ms; load ${load.join(' ')}`,
+          note: `${RANDOM_SESSIONS} sessions ${YEARS[0]}-${YEARS.at(-1)} in random order, each asked once, vs the raw statement for the same session; p90 ${whole.ours.p90Ms.toFixed(1)} vs ${whole.baseline.p90Ms.toFixed(1)} ms; ${rows.toLocaleString('en-US')}-row chain's JSON.stringify alone ${stringify.p50Ms.toFixed(1)} ms; load ${load}`,
         }),
         ratioRow({
           name: 'chain: SPY expiration=all at a random session, CPU p50',
@@ -457,7 +457,7 @@ export default defineBenchmark({
           ours: summarise(frontCpu).p50Ms,
           unit: 'ms',
           target: '≤ 5 ms',
-          note: `${RANDOM_SESSIONS} other sessions in random order, each asked once; wall p50 ${summarise(frontWall).p50Ms.toFixed(1)} ms, p90 ${summarise(frontWall).p90Ms.toFixed(1)} ms; load ${load.join(' ')}`,
+          note: `${RANDOM_SESSIONS} other sessions in random order, each asked once; wall p50 ${summarise(frontWall).p50Ms.toFixed(1)} ms, p90 ${summarise(frontWall).p90Ms.toFixed(1)} ms; load ${load}`,
         }),
         ratioRow({
           name: `chain: SPY date=${SESSION} front month repeated p50 (response cache)`,
