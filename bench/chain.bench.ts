@@ -16,6 +16,7 @@ import {
 } from '../src/ingest/generator/index.js';
 import { openStore, type Store } from '../src/library/store.js';
 import { previousSession, sessionsBetween } from '../src/market-time/index.js';
+import { OPTION_COLUMNS, type OptionField } from '../src/query/options/columns.js';
 import { DEFAULT_LIMIT } from '../src/service/format.js';
 import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
@@ -202,32 +203,37 @@ function rawChainSql(dir: string, manifest: Manifest, underlying: string, sessio
   const et = (date: string, time: string) =>
     `epoch(timezone('America/New_York', ${date} + TIME ${quoteLiteral(time)}))`;
   const list = (field: string) => `to_json(list(${field} ORDER BY rn))`;
-  const keys: [string, string][] = [
-    ['optionSymbol', list('option_symbol')],
-    ['underlying', list('underlying')],
-    ['expiration', jsNumbers(list('expiration'))],
-    ['side', list('side')],
-    ['strike', jsNumbers(list('strike'))],
-    ['firstTraded', jsNumbers(list('first_traded'))],
-    ['dte', list('dte')],
-    ['updated', jsNumbers(list('updated'))],
-    ['bid', jsNumbers(list('bid'))],
-    ['bidSize', list('bid_size')],
-    ['mid', jsNumbers(list('mid'))],
-    ['ask', jsNumbers(list('ask'))],
-    ['askSize', list('ask_size')],
-    ['last', jsNumbers(list('"last"'))],
-    ['openInterest', list('open_interest')],
-    ['volume', list('volume')],
-    ['inTheMoney', list('itm')],
-    ['intrinsicValue', jsNumbers(list('intrinsic'))],
-    ['extrinsicValue', jsNumbers(list('extrinsic'))],
-    ['underlyingPrice', jsNumbers(list('spot'))],
-    ...['iv', 'delta', 'gamma', 'theta', 'vega'].map((key): [string, string] => [
-      key,
-      list('CAST(NULL AS DOUBLE)'),
-    ]),
-  ];
+  const nulls = list('CAST(NULL AS DOUBLE)');
+  // Each field's JSON, written in the service's order (OPTION_COLUMNS): a field added there and not here
+  // is a type error.
+  const json: Record<OptionField, string> = {
+    optionSymbol: list('option_symbol'),
+    underlying: list('underlying'),
+    expiration: jsNumbers(list('expiration')),
+    side: list('side'),
+    strike: jsNumbers(list('strike')),
+    firstTraded: jsNumbers(list('first_traded')),
+    dte: list('dte'),
+    updated: jsNumbers(list('updated')),
+    bid: jsNumbers(list('bid')),
+    bidSize: list('bid_size'),
+    mid: jsNumbers(list('mid')),
+    ask: jsNumbers(list('ask')),
+    askSize: list('ask_size'),
+    last: jsNumbers(list('"last"')),
+    openInterest: list('open_interest'),
+    volume: list('volume'),
+    inTheMoney: list('itm'),
+    intrinsicValue: jsNumbers(list('intrinsic')),
+    extrinsicValue: jsNumbers(list('extrinsic')),
+    underlyingPrice: jsNumbers(list('spot')),
+    iv: nulls,
+    delta: nulls,
+    gamma: nulls,
+    theta: nulls,
+    vega: nulls,
+  };
+  const keys = OPTION_COLUMNS.map(({ key }): [string, string] => [key, json[key]]);
   return `
     WITH snap AS (
       SELECT option_symbol, quote_time, bid, ask, bid_size, ask_size, "last", volume, underlying_price
