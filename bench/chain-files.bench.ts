@@ -10,7 +10,7 @@ import { openStore } from '../src/library/store.js';
 import { readManifest } from '../src/store/manifest.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { stageSyntheticQuotes } from '../test/store/fixtures/synthetic.js';
-import { defineBenchmark, ratioRow, summarise } from './lib.js';
+import { defineBenchmark, loadAverage, ratioRow, summarise } from './lib.js';
 
 /** Underlyings added on top of the sample: two files each (quotes and contracts). */
 const EXTRA_UNDERLYINGS = 1_000;
@@ -96,8 +96,7 @@ export default defineBenchmark({
       baseline.push(b.wall);
       baselineCpu.push(b.cpu);
     }
-    const { readFile } = await import('node:fs/promises');
-    const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
+    const load = loadAverage();
     return [
       ratioRow({
         name: `chain-files: open + first chain, ${manyFilesCount} files vs ${fewFiles}`,
@@ -105,7 +104,7 @@ export default defineBenchmark({
         baseline: summarise(baseline).p50Ms,
         unit: 'ms',
         target: '≤ 1.2× baseline time',
-        note: `p50 of ${RUNS}, wall; SPY date=2020-03-16 expiration=all; load ${load.join(' ')}`,
+        note: `p50 of ${RUNS}, wall; SPY date=2020-03-16 expiration=all; load ${load}`,
       }),
       ratioRow({
         name: `chain-files: open + first chain CPU, ${manyFilesCount} files vs ${fewFiles}`,

@@ -16,13 +16,14 @@ import {
 } from '../src/ingest/generator/index.js';
 import { openStore, type Store } from '../src/library/store.js';
 import { previousSession, sessionsBetween } from '../src/market-time/index.js';
+import { OPTION_COLUMNS, type OptionField } from '../src/query/options/columns.js';
 import { DEFAULT_LIMIT } from '../src/service/format.js';
 import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { ensureBuilt } from '../test/helpers/build.js';
-import { type BenchContext, defineBenchmark, ratioRow, summarise, timeIt } from './lib.js';
+import { type BenchContext, defineBenchmark, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
 
 /** Years of the generated market, one commit each (keeps the writer's memory small). */
 const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
@@ -202,32 +203,37 @@ function rawChainSql(dir: string, manifest: Manifest, underlying: string, sessio
   const et = (date: string, time: string) =>
     `epoch(timezone('America/New_York', ${date} + TIME ${quoteLiteral(time)}))`;
   const list = (field: string) => `to_json(list(${field} ORDER BY rn))`;
-  const keys: [string, string][] = [
-    ['optionSymbol', list('option_symbol')],
-    ['underlying', list('underlying')],
-    ['expiration', jsNumbers(list('expiration'))],
-    ['side', list('side')],
-    ['strike', jsNumbers(list('strike'))],
-    ['firstTraded', jsNumbers(list('first_traded'))],
-    ['dte', list('dte')],
-    ['updated', jsNumbers(list('updated'))],
-    ['bid', jsNumbers(list('bid'))],
-    ['bidSize', list('bid_size')],
-    ['mid', jsNumbers(list('mid'))],
-    ['ask', jsNumbers(list('ask'))],
-    ['askSize', list('ask_size')],
-    ['last', jsNumbers(list('"last"'))],
-    ['openInterest', list('open_interest')],
-    ['volume', list('volume')],
-    ['inTheMoney', list('itm')],
-    ['intrinsicValue', jsNumbers(list('intrinsic'))],
-    ['extrinsicValue', jsNumbers(list('extrinsic'))],
-    ['underlyingPrice', jsNumbers(list('spot'))],
-    ...['iv', 'delta', 'gamma', 'theta', 'vega'].map((key): [string, string] => [
-      key,
-      list('CAST(NULL AS DOUBLE)'),
-    ]),
-  ];
+  const nulls = list('CAST(NULL AS DOUBLE)');
+  // Each field's JSON, written in the service's order (OPTION_COLUMNS): a field added there and not here
+  // is a type error.
+  const json: Record<OptionField, string> = {
+    optionSymbol: list('option_symbol'),
+    underlying: list('underlying'),
+    expiration: jsNumbers(list('expiration')),
+    side: list('side'),
+    strike: jsNumbers(list('strike')),
+    firstTraded: jsNumbers(list('first_traded')),
+    dte: list('dte'),
+    updated: jsNumbers(list('updated')),
+    bid: jsNumbers(list('bid')),
+    bidSize: list('bid_size'),
+    mid: jsNumbers(list('mid')),
+    ask: jsNumbers(list('ask')),
+    askSize: list('ask_size'),
+    last: jsNumbers(list('"last"')),
+    openInterest: list('open_interest'),
+    volume: list('volume'),
+    inTheMoney: list('itm'),
+    intrinsicValue: jsNumbers(list('intrinsic')),
+    extrinsicValue: jsNumbers(list('extrinsic')),
+    underlyingPrice: jsNumbers(list('spot')),
+    iv: nulls,
+    delta: nulls,
+    gamma: nulls,
+    theta: nulls,
+    vega: nulls,
+  };
+  const keys = OPTION_COLUMNS.map(({ key }): [string, string] => [key, json[key]]);
   return `
     WITH snap AS (
       SELECT option_symbol, quote_time, bid, ask, bid_size, ask_size, "last", volume, underlying_price
@@ -427,7 +433,7 @@ export default defineBenchmark({
       const repeated = await timeIt(() => answer(store, front), { warmup: 5, iterations: 200 });
       const frontRows = (JSON.parse(await answer(store, front)) as { optionSymbol: unknown[] }).optionSymbol
         .length;
-      const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
+      const load = loadAverage();
 
       return [
         ratioRow({
@@ -443,7 +449,7 @@ export default defineBenchmark({
           baseline: whole.baseline.p50Ms,
           unit: 'ms',
           target: '≤ 1.3× baseline time',
-          note: `${RANDOM_SESSIONS} sessions ${YEARS[0]}-${YEARS.at(-1)} in random order, each asked once, vs the raw statement for the same session; p90 ${whole.ours.p90Ms.toFixed(1)} vs ${whole.baseline.p90Ms.toFixed(1)} ms; ${rows.toLocaleString('en-US')}-row chain's JSON.stringify alone ${stringify.p50Ms.toFixed(1)} ms; load ${load.join(' ')}`,
+          note: `${RANDOM_SESSIONS} sessions ${YEARS[0]}-${YEARS.at(-1)} in random order, each asked once, vs the raw statement for the same session; p90 ${whole.ours.p90Ms.toFixed(1)} vs ${whole.baseline.p90Ms.toFixed(1)} ms; ${rows.toLocaleString('en-US')}-row chain's JSON.stringify alone ${stringify.p50Ms.toFixed(1)} ms; load ${load}`,
         }),
         ratioRow({
           name: 'chain: SPY expiration=all at a random session, CPU p50',
@@ -457,7 +463,7 @@ export default defineBenchmark({
           ours: summarise(frontCpu).p50Ms,
           unit: 'ms',
           target: '≤ 5 ms',
-          note: `${RANDOM_SESSIONS} other sessions in random order, each asked once; wall p50 ${summarise(frontWall).p50Ms.toFixed(1)} ms, p90 ${summarise(frontWall).p90Ms.toFixed(1)} ms; load ${load.join(' ')}`,
+          note: `${RANDOM_SESSIONS} other sessions in random order, each asked once; wall p50 ${summarise(frontWall).p50Ms.toFixed(1)} ms, p90 ${summarise(frontWall).p90Ms.toFixed(1)} ms; load ${load}`,
         }),
         ratioRow({
           name: `chain: SPY date=${SESSION} front month repeated p50 (response cache)`,

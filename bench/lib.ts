@@ -4,7 +4,7 @@
  * process (so memory and JIT state do not leak between them) and prints every row in one table.
  */
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../src/errors.js';
@@ -106,6 +106,13 @@ export function summarise(samplesMs: readonly number[]): Timing {
 /** Items per second for `count` items processed in `ms` milliseconds. */
 export function perSecond(count: number, ms: number): number {
   return ms > 0 ? (count * 1000) / ms : Number.POSITIVE_INFINITY;
+}
+
+/** The machine's load averages over 1, 5 and 15 minutes, to print beside figures measured on it. */
+export function loadAverage(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 }
 
 /** Current resident set size of this process in MB (1 MB = 2^20 bytes). */

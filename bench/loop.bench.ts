@@ -4,7 +4,6 @@
  * `store.request` (URL in, JSON text out) in the same run, each on a freshly opened store. A second pair
  * of rows times the typed face against the endpoint function it calls, for a whole SPY chain.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStore } from '../src/library/store.js';
 import { etWallToSeconds, sessionsBetween } from '../src/market-time/index.js';
@@ -12,7 +11,7 @@ import { currentAsOf } from '../src/pit/as-of.js';
 import { chain } from '../src/query/endpoints/options-chain.js';
 import { StoreCache } from '../src/store/cache.js';
 import { readManifest } from '../src/store/manifest.js';
-import { type BenchRow, defineBenchmark, ratioRow, rssPeakMb } from './lib.js';
+import { type BenchRow, defineBenchmark, loadAverage, ratioRow, rssPeakMb } from './lib.js';
 
 /** The chain bench's 26-million-row store, when it has been built (`npm run bench -- chain`). */
 const BIG_STORE = ['bench', '.cache', 'chain-store'] as const;
@@ -46,14 +45,14 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
       store.close();
     }
   });
-  const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
+  const load = loadAverage();
   return [
     ratioRow({
       name: 'loop: store.at(T).options.chain per session, 26 M-row store',
       ours: value.ms / sessions.length,
       unit: 'ms',
       target: '≤ 2 ms',
-      note: `SPY dte=30 puts at 15:45, 2019 Q1 (${sessions.length} sessions, ${value.rows} rows); load ${load.join(' ')}`,
+      note: `SPY dte=30 puts at 15:45, 2019 Q1 (${sessions.length} sessions, ${value.rows} rows); load ${load}`,
     }),
     ratioRow({
       name: 'loop: peak RSS, 26 M-row store',

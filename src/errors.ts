@@ -114,24 +114,21 @@ export class UsageError extends Error {
 }
 
 /** Every error type above: what the faces map to a status (`service/errors.ts`) or an exit status. */
-export type PitchainError =
-  | MarketDataError
-  | LookAheadError
-  | InvalidInputError
-  | IngestError
-  | StoreError
-  | UsageError;
+const ERROR_TYPES = [
+  MarketDataError,
+  LookAheadError,
+  InvalidInputError,
+  IngestError,
+  StoreError,
+  UsageError,
+] as const;
+
+/** An error of one of the project's own types. */
+export type PitchainError = InstanceType<(typeof ERROR_TYPES)[number]>;
 
 /** Whether an error is one of the project's own (anything else reaching a face is a defect). */
 export function isPitchainError(error: unknown): error is PitchainError {
-  return (
-    error instanceof MarketDataError ||
-    error instanceof LookAheadError ||
-    error instanceof InvalidInputError ||
-    error instanceof IngestError ||
-    error instanceof StoreError ||
-    error instanceof UsageError
-  );
+  return ERROR_TYPES.some((type) => error instanceof type);
 }
 
 /**

@@ -85,6 +85,14 @@ export function asOfSession(asOf: AsOf): string {
   return isSession(date) ? date : previousSession(date);
 }
 
+/**
+ * The last calendar date whose snapshots a current as-of may use: the session it serves with `eodOnly`,
+ * else the cutoff's date.
+ */
+export function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
+  return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
+}
+
 /** The instant that names a session in `nextTime`/`prevTime`: 16:00 ET of its date. */
 export function sessionEndSeconds(session: string): number {
   return etWallToSeconds(session, '16:00');

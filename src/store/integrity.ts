@@ -3,7 +3,7 @@
  * that readers and the writer run on every file they are about to use, a footer check for the files
  * DuckDB must open first, and the full check of `pitchain verify` (every file's content hash).
  */
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import type { FileEntry, Manifest } from './manifest.js';
 import { sha256File } from './parquet.js';
@@ -34,26 +34,13 @@ export async function quickCheck(
   table: TableName,
   entry: FileEntry,
 ): Promise<DamagedFile | undefined> {
-  let size: number;
+  let stat: Stats;
   try {
-    const stat = await fs.stat(path.join(dir, entry.path));
-    if (!stat.isFile()) return { table, path: entry.path, problem: 'damaged', detail: 'not a regular file' };
-    size = stat.size;
+    stat = await fs.stat(path.join(dir, entry.path));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { table, path: entry.path, problem: 'missing', detail: 'no such file' };
-    }
-    return { table, path: entry.path, problem: 'damaged', detail: `cannot read it: ${messageOf(error)}` };
+    return statFailed(table, entry, error);
   }
-  if (size !== entry.bytes) {
-    return {
-      table,
-      path: entry.path,
-      problem: 'damaged',
-      detail: `${size} bytes, the manifest says ${entry.bytes}`,
-    };
-  }
-  return undefined;
+  return statJudged(table, entry, stat);
 }
 
 /**
@@ -61,23 +48,32 @@ export async function quickCheck(
  * `stat` calls cost a few milliseconds this way against some forty through the thread pool.
  */
 export function quickCheckSync(dir: string, table: TableName, entry: FileEntry): DamagedFile | undefined {
-  let size: number;
+  let stat: Stats;
   try {
-    const stat = statSync(path.join(dir, entry.path));
-    if (!stat.isFile()) return { table, path: entry.path, problem: 'damaged', detail: 'not a regular file' };
-    size = stat.size;
+    stat = statSync(path.join(dir, entry.path));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { table, path: entry.path, problem: 'missing', detail: 'no such file' };
-    }
-    return { table, path: entry.path, problem: 'damaged', detail: `cannot read it: ${messageOf(error)}` };
+    return statFailed(table, entry, error);
   }
-  if (size !== entry.bytes) {
+  return statJudged(table, entry, stat);
+}
+
+/** The quick check's verdict on a file that could not be stat'ed. */
+function statFailed(table: TableName, entry: FileEntry, error: unknown): DamagedFile {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    return { table, path: entry.path, problem: 'missing', detail: 'no such file' };
+  }
+  return { table, path: entry.path, problem: 'damaged', detail: `cannot read it: ${messageOf(error)}` };
+}
+
+/** The quick check's verdict on a file's stat: a regular file at the manifest's size, or the problem. */
+function statJudged(table: TableName, entry: FileEntry, stat: Stats): DamagedFile | undefined {
+  if (!stat.isFile()) return { table, path: entry.path, problem: 'damaged', detail: 'not a regular file' };
+  if (stat.size !== entry.bytes) {
     return {
       table,
       path: entry.path,
       problem: 'damaged',
-      detail: `${size} bytes, the manifest says ${entry.bytes}`,
+      detail: `${stat.size} bytes, the manifest says ${entry.bytes}`,
     };
   }
   return undefined;

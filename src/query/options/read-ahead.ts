@@ -7,8 +7,8 @@
  * Whatever the block cannot prove complete (a contract whose last snapshot may be older than the block)
  * falls back to the query.
  */
-import { nextSession, previousSession, toEtDate } from '../../market-time/index.js';
-import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import { nextSession, previousSession } from '../../market-time/index.js';
+import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
@@ -321,11 +321,6 @@ function covers(block: Block, asOf: AsOf): boolean {
   const through = lastSessionOf(asOf);
   const after = tryNextSession(block.last);
   return through >= block.first && (after === undefined || through < after);
-}
-
-/** The last calendar date whose snapshots a current as-of may use. */
-function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
-  return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 
 /**

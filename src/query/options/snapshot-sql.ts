@@ -5,7 +5,7 @@
  */
 import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
-import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import type { Scope } from './scope.js';
 
@@ -109,11 +109,6 @@ export async function answerRowsSql(
     contracts: await sql.from('contracts', partition),
   };
   return currentAnswerSql(asOf, lastSession, filters, sources);
-}
-
-/** The last calendar date whose snapshots a current as-of may use. */
-function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
-  return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 
 /** The conditions selecting a scope's contracts, snapshots and open interest. */
