@@ -24,7 +24,7 @@
  * its commission). Trades without an `orderId` (a runner that records none) are each their own order.
  */
 import { roundCash } from './fills.js';
-import type { Trade } from './types.js';
+import type { RoundTrip, Trade } from './types.js';
 
 /**
  * The fields of a trade round trips read: the runner's `Trade`, whose `orderId` may be absent (a trade
@@ -35,36 +35,7 @@ export type RoundTripTrade = Pick<
   'session' | 'time' | 'symbol' | 'quantity' | 'price' | 'commission' | 'cashFlow' | 'reason' | 'tag'
 > & { readonly orderId?: Trade['orderId'] };
 
-/** One leg of a round trip: a symbol and the quantity its opening order bought (+) or sold (−). */
-export type RoundTripLeg = { readonly symbol: string; readonly quantity: number };
-
-/** A position from the order that opened it to the trades that closed it. */
-export type RoundTrip = {
-  /** 1, 2, … in the order the round trips opened. */
-  readonly id: number;
-  /** The order that opened it (null: opened by an event, e.g. shares delivered by an assignment). */
-  readonly orderId: number | null;
-  /** The legs as opened (after any split: the adjusted symbol and quantity). */
-  readonly legs: readonly RoundTripLeg[];
-  readonly tag?: string;
-  readonly openSession: string;
-  readonly openTime: number;
-  /** null while open. */
-  readonly closeSession: string | null;
-  readonly closeTime: number | null;
-  readonly status: 'open' | 'closed';
-  /** The reasons of the closing trades, in order, without repeats (e.g. `order`, `expiration`). */
-  readonly closedBy: readonly string[];
-  /** Dollars the opening fills moved: positive for a credit received, negative for a debit paid. */
-  readonly entryCashFlow: number;
-  /** Dollars the closing fills moved (so far, for an open round trip). */
-  readonly exitCashFlow: number;
-  readonly commissions: number;
-  /** entry + exit cash flow, once closed; null while open (its value is in the equity curve, not here). */
-  readonly pnl: number | null;
-  /** How many trades it holds (split trades included). */
-  readonly trades: number;
-};
+export type { RoundTrip, RoundTripLeg } from './types.js';
 
 type Lot = {
   id: number;

@@ -32,8 +32,7 @@
  * Ratios that cannot be computed are null (never NaN or Infinity, which JSON cannot hold).
  */
 import { roundCash } from './fills.js';
-import type { RoundTrip } from './round-trips.js';
-import type { EquityPoint } from './types.js';
+import type { BacktestStatistics, Drawdown, EquityPoint, RoundTrip } from './types.js';
 
 /** Sessions per year, for annualising daily figures. */
 export const SESSIONS_PER_YEAR = 252;
@@ -53,44 +52,7 @@ export type StatisticsOptions = {
   readonly credits?: number;
 };
 
-/** The largest drawdown of a curve: how deep, when, and how long. */
-export type Drawdown = {
-  /** The fall as a fraction of the peak (0.1 = 10 %). */
-  readonly fraction: number;
-  /** The same fall in dollars. */
-  readonly amount: number;
-  /** The session of the peak (`start`: the starting cash), of the trough, and of the recovery (null: not yet). */
-  readonly peak: string | null;
-  readonly trough: string | null;
-  readonly recovery: string | null;
-  /** Sessions from the peak to the recovery, or to the last session when not recovered. */
-  readonly sessions: number;
-};
-
-export type BacktestStatistics = {
-  readonly sessions: number;
-  readonly startEquity: number;
-  readonly endEquity: number;
-  readonly totalReturn: number | null;
-  readonly cagr: number | null;
-  readonly volatility: number | null;
-  readonly riskFreeRate: number;
-  readonly sharpe: number | null;
-  readonly sortino: number | null;
-  readonly maxDrawdown: Drawdown;
-  readonly calmar: number | null;
-  readonly roundTrips: number;
-  readonly openRoundTrips: number;
-  readonly wins: number;
-  readonly losses: number;
-  readonly winRate: number | null;
-  readonly profitFactor: number | null;
-  readonly averageWin: number | null;
-  readonly averageLoss: number | null;
-  readonly expectancy: number | null;
-  readonly timeInMarket: number | null;
-  readonly credits: number | null;
-};
+export type { BacktestStatistics, Drawdown } from './types.js';
 
 /** The statistics of a run (see the module's conventions). */
 export function computeStatistics(

@@ -6,8 +6,6 @@
 import type { Store } from '../library/store.js';
 import type { PointInTimeView } from '../library/view.js';
 import type { OptionSide } from '../occ/index.js';
-import type { RoundTrip } from './round-trips.js';
-import type { BacktestStatistics } from './statistics.js';
 
 /** One leg of an order: a signed quantity of an OCC option symbol (contracts) or a stock symbol (shares). */
 export type OrderLeg = {
@@ -268,4 +266,75 @@ export type BacktestReport = {
   readonly statistics: BacktestStatistics;
   /** The positions from open to close, the legs of one order together (`round-trips.ts`). */
   readonly roundTrips: readonly RoundTrip[];
+};
+
+/** One leg of a round trip: a symbol and the quantity its opening order bought (+) or sold (−). */
+export type RoundTripLeg = { readonly symbol: string; readonly quantity: number };
+
+/** A position from the order that opened it to the trades that closed it. */
+export type RoundTrip = {
+  /** 1, 2, … in the order the round trips opened. */
+  readonly id: number;
+  /** The order that opened it (null: opened by an event, e.g. shares delivered by an assignment). */
+  readonly orderId: number | null;
+  /** The legs as opened (after any split: the adjusted symbol and quantity). */
+  readonly legs: readonly RoundTripLeg[];
+  readonly tag?: string;
+  readonly openSession: string;
+  readonly openTime: number;
+  /** null while open. */
+  readonly closeSession: string | null;
+  readonly closeTime: number | null;
+  readonly status: 'open' | 'closed';
+  /** The reasons of the closing trades, in order, without repeats (e.g. `order`, `expiration`). */
+  readonly closedBy: readonly string[];
+  /** Dollars the opening fills moved: positive for a credit received, negative for a debit paid. */
+  readonly entryCashFlow: number;
+  /** Dollars the closing fills moved (so far, for an open round trip). */
+  readonly exitCashFlow: number;
+  readonly commissions: number;
+  /** entry + exit cash flow, once closed; null while open (its value is in the equity curve, not here). */
+  readonly pnl: number | null;
+  /** How many trades it holds (split trades included). */
+  readonly trades: number;
+};
+
+/** The largest drawdown of a curve: how deep, when, and how long. */
+export type Drawdown = {
+  /** The fall as a fraction of the peak (0.1 = 10 %). */
+  readonly fraction: number;
+  /** The same fall in dollars. */
+  readonly amount: number;
+  /** The session of the peak (`start`: the starting cash), of the trough, and of the recovery (null: not yet). */
+  readonly peak: string | null;
+  readonly trough: string | null;
+  readonly recovery: string | null;
+  /** Sessions from the peak to the recovery, or to the last session when not recovered. */
+  readonly sessions: number;
+};
+
+/** What a quant reads first (`statistics.ts` computes them and states their conventions). */
+export type BacktestStatistics = {
+  readonly sessions: number;
+  readonly startEquity: number;
+  readonly endEquity: number;
+  readonly totalReturn: number | null;
+  readonly cagr: number | null;
+  readonly volatility: number | null;
+  readonly riskFreeRate: number;
+  readonly sharpe: number | null;
+  readonly sortino: number | null;
+  readonly maxDrawdown: Drawdown;
+  readonly calmar: number | null;
+  readonly roundTrips: number;
+  readonly openRoundTrips: number;
+  readonly wins: number;
+  readonly losses: number;
+  readonly winRate: number | null;
+  readonly profitFactor: number | null;
+  readonly averageWin: number | null;
+  readonly averageLoss: number | null;
+  readonly expectancy: number | null;
+  readonly timeInMarket: number | null;
+  readonly credits: number | null;
 };
