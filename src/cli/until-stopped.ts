@@ -10,6 +10,12 @@ import type { RunningServer } from '../http/index.js';
 const PARENT_CHECK_MS = 1_000;
 /** After the grace, this long is left to close the log and the store before the process exits anyway. */
 const CLOSE_MS = 2_000;
+/**
+ * The parent this process was started by, read when the CLI loads rather than when the server is up: under
+ * load a wrapper can get SIGTERM and exit between the server printing its address and `untilStopped`
+ * running, and a parent read then is already the reaper, so the orphan would never notice it was one.
+ */
+const STARTING_PARENT = process.ppid;
 
 /** Resolves once the server has stopped on a signal and `close` has released what it holds. */
 export function untilStopped(
@@ -24,7 +30,7 @@ export function untilStopped(
     const hangup = () => options.onHangup?.();
     // Only under npm (npx, npm start, npm run): a server put in the background on purpose (nohup, a
     // service manager) outlives the shell that started it.
-    const parent = process.ppid;
+    const parent = STARTING_PARENT;
     const orphaned =
       process.env['npm_execpath'] === undefined
         ? undefined
