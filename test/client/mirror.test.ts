@@ -72,6 +72,7 @@ afterAll(async () => {
 });
 
 const noWait = async () => {};
+const at = (iso: string) => Date.parse(iso) / 1000;
 
 /** The rows of a store's tables, and whether any natural key repeats. */
 async function tableFacts(store: Store) {
@@ -267,6 +268,22 @@ describe('an interrupted mirror', () => {
     ]);
     const rest = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
     expect(rest).toMatchObject({ stopped: undefined, sessionsDone: 10 });
+  });
+});
+
+describe('a mirror of a range that starts after the contracts were listed', () => {
+  it('answers the service’s firstTraded, not its own first session', async () => {
+    const copy = path.join(dir, 'late');
+    const client = createClient({ baseUrl: server.url });
+    const late = { client, store: copy, underlyings: ['SPY'], from: '2020-03-09', to: TO, noIntraday: true };
+    expect(await runMirror(late)).toMatchObject({ stopped: undefined, sessionsDone: 5 });
+    const target = '/v1/options/chain/SPY/?date=2020-03-10&expiration=all';
+    const served = (await (await fetch(`${server.url}${target}`)).json()) as { firstTraded: number[] };
+    // Listed on the generated store's first session, before the mirrored range began.
+    const opening = at('2020-03-02T09:30:00-05:00');
+    expect(served.firstTraded).toContain(opening);
+    const mirrored = await withStore(copy, (store) => store.request(target));
+    expect(JSON.parse(mirrored.body).firstTraded).toEqual(served.firstTraded);
   });
 });
 
