@@ -98,6 +98,11 @@ export const OptionMappingSchema = z
     strike: Column.optional(),
     ...SideFields.shape,
     underlyingPrice: Column.optional(),
+    /**
+     * The contract's multiplier (units of the underlying per contract): each row then also states its
+     * contract, listed by the row's session and nonstandard (adjusted) when the multiplier is not 100.
+     */
+    multiplier: Column.optional(),
     lastZeroIsNoTrade: z.boolean().default(false),
     /** Only rows whose column holds one of these values are read (Databento statistics: `stat_type` 9). */
     where: z
@@ -169,6 +174,9 @@ const THETADATA_SIDE = {
  *   consolidated BBO per contract and minute, known at `ts_recv` (UTC), the contract its OSI `symbol`.
  * - `databento-statistics`: OPRA `statistics` CSV exports: the open interest rows (`stat_type` 9), each the
  *   figure of the session `ts_ref` names, published when Databento received it (`ts_recv`).
+ * - `databento-definition`: OPRA `definition` CSV exports: one row per option and day, its terms in its OSI
+ *   `symbol` and its contract size in `unit_of_measure_qty`; each row lists its contract from the session
+ *   of `ts_recv` (the morning definition), nonstandard when the size is not 100. No quotes.
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -291,6 +299,14 @@ export const OPTION_PRESETS = {
       settledOn: { column: 'ts_ref', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
       publishedAt: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
     },
+    quotes: false,
+  },
+  'databento-definition': {
+    optionSymbol: 'symbol',
+    quoteTime: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+    timeZone: 'UTC',
+    where: { column: 'instrument_class', equals: ['C', 'P'] },
+    multiplier: 'unit_of_measure_qty',
     quotes: false,
   },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
