@@ -11,6 +11,7 @@ import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
 import { openStore, type Store } from '../../src/library/store.js';
+import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
 import { FROM, generatedStore, loggedCredits, NOW, serve, TO, UNDERLYINGS } from './helpers.js';
@@ -148,6 +149,11 @@ describe('pitchain mirror', () => {
     });
     expect(full.sessions).toEqual(everySession);
     expect(full.quotes!.rows).toBe(full.quotes!.keys);
+    // The data quality is measured once, over the run's range, not per answer.
+    expect(report.quality).toMatchObject({ rows: full.quotes!.rows, sessions: 10 });
+    expect(again.quality).toBeUndefined();
+    const manifest = await readManifest(copy);
+    expect(manifest!.provenance.filter((p) => p.quality !== undefined)).toEqual([]);
     // The service's dated chains carry each session's closing snapshot (not the store's 15:45 ones).
     const sourceFacts = await withStore(source, async (store) => ({
       ...(await tableFacts(store)),
