@@ -323,6 +323,14 @@ export function parseOptionMapping(value: unknown, source = 'mapping'): OptionMa
 }
 
 /**
+ * Mappings already read and validated, by the `mapping` option, with the file's modification time and
+ * size (empty for a preset or inline JSON): an ingest of many files reads and validates its mapping once,
+ * while an edited mapping file is read again. Kept to the last few.
+ */
+const loaded = new Map<string, { readonly stamp: string; readonly mapping: OptionMapping }>();
+const LOADED_KEPT = 16;
+
+/**
  * The mapping of the `mapping` option: a preset name (`optionsdx`), inline JSON (starting with `{`) or the
  * path of a JSON file. A JSON mapping with a `preset` key starts from that preset, its other keys winning.
  */
@@ -330,10 +338,23 @@ export async function loadOptionMapping(mapping: string | undefined): Promise<Op
   if (mapping === undefined) {
     throw new UsageError(`format csv needs --mapping <file.json> or a preset (${presetNames()})`);
   }
+  const inline = mapping.trimStart().startsWith('{');
+  const file = !inline && !Object.hasOwn(OPTION_PRESETS, mapping);
+  const stat = file ? await fs.stat(mapping).catch(() => undefined) : undefined;
+  const stamp = stat === undefined ? '' : `${stat.mtimeMs}:${stat.size}`;
+  const known = loaded.get(mapping);
+  if (known !== undefined && known.stamp === stamp && (stat !== undefined || !file)) return known.mapping;
+  const read = await readOptionMapping(mapping, inline);
+  loaded.delete(mapping);
+  loaded.set(mapping, { stamp, mapping: read });
+  if (loaded.size > LOADED_KEPT) loaded.delete(loaded.keys().next().value!);
+  return read;
+}
+
+async function readOptionMapping(mapping: string, inline: boolean): Promise<OptionMapping> {
   if (Object.hasOwn(OPTION_PRESETS, mapping)) {
     return parseOptionMapping(OPTION_PRESETS[mapping as OptionPreset], mapping);
   }
-  const inline = mapping.trimStart().startsWith('{');
   const source = inline ? '(inline)' : mapping;
   let text = mapping;
   if (!inline) {
