@@ -335,6 +335,74 @@ describe('thetadata (v3 EOD report at 17:15 ET, `created`; open interest publish
   });
 });
 
+describe('thetadata-greeks (v3 Greeks EOD from the 17:15 ET report, known at underlying_timestamp)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('thetadata-greeks', vendorFile('thetadata_greeks_eod_SPY_20240116.csv'), {
+      mapping: 'thetadata-greeks',
+    });
+  });
+  afterAll(() => result.store.close());
+
+  it('stages the report with IV a fraction, theta per day and vega per point, all known at 17:15 ET', () => {
+    const q = Date.parse('2024-01-16T17:15:18.701-05:00') / 1000;
+    const common = {
+      underlying: 'SPY',
+      session_date: '2024-01-16',
+      quote_time: q,
+      volume_time: q,
+      underlying_price: 474.93,
+    };
+    expect(result.quotes).toEqual([
+      {
+        option_symbol: 'SPY240119C00477000',
+        ...common,
+        bid: 1.26,
+        ask: 1.27,
+        bid_size: 306,
+        ask_size: 1,
+        last: 1.26,
+        volume: 43870,
+        iv: 0.1196,
+        delta: 0.3611,
+        gamma: 0.0732,
+        theta: -0.3483,
+        vega: 0.159689,
+      },
+      {
+        option_symbol: 'SPY240119P00477000',
+        ...common,
+        bid: 2.96,
+        ask: 3,
+        bid_size: 306,
+        ask_size: 112,
+        last: 2.9,
+        volume: 13740,
+        iv: 0.1107,
+        delta: -0.6497,
+        gamma: 0.0783,
+        theta: -0.251,
+        vega: 0.157924,
+      },
+    ]);
+    expect(result.oi).toEqual([]);
+    expect(result.staged.files[0]!.quality).toMatchObject({ rows: 2, greeksUnits: 'as mapped' });
+  });
+
+  it('answers the current chain with the vendor’s Greeks from 17:15 ET on, and nothing before', async () => {
+    const after = await result.store
+      .at('2024-01-16T17:16:00-05:00')
+      .options.chain('SPY', { expiration: '2024-01-19', side: 'call' });
+    expect(after.columns.iv).toEqual([0.1196]);
+    expect(after.columns.vega).toEqual([0.159689]);
+    expect(after.columns.updated).toEqual([Date.parse('2024-01-16T17:15:18.701-05:00') / 1000]);
+    const before = await result.store
+      .at('2024-01-16T17:00:00-05:00')
+      .options.chain('SPY', { expiration: '2024-01-19', side: 'call' });
+    expect(before.length).toBe(0);
+  });
+});
+
 describe('cboe-intervals (1-minute NBBO snapshots at quote_datetime; start-of-day open interest)', () => {
   let result: Awaited<ReturnType<typeof ingest>>;
   beforeAll(async () => {

@@ -177,6 +177,10 @@ const THETADATA_SIDE = {
  * - `databento-definition`: OPRA `definition` CSV exports: one row per option and day, its terms in its OSI
  *   `symbol` and its contract size in `unit_of_measure_qty`; each row lists its contract from the session
  *   of `ts_recv` (the morning definition), nonstandard when the size is not 100. No quotes.
+ * - `thetadata-greeks`: the v3 option Greeks EOD report (`symbol,expiration,strike,right,timestamp,…,delta,
+ *   theta,vega,…,implied_vol,iv_error,underlying_timestamp,underlying_price`), computed from the 17:15 ET
+ *   report's closing prices: every field known at `underlying_timestamp` (the report's underlying stamp);
+ *   vega printed per 1.00 of volatility ("Rho & Vega must be divided by 100"), theta per day, IV a fraction.
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -250,6 +254,25 @@ export const OPTION_PRESETS = {
     ask: 'ask',
     bidSize: 'bid_size',
     askSize: 'ask_size',
+  },
+  'thetadata-greeks': {
+    root: 'symbol',
+    expiration: 'expiration',
+    strike: 'strike',
+    side: THETADATA_SIDE,
+    quoteTime: { column: 'underlying_timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
+    last: 'close',
+    volume: 'volume',
+    bid: 'bid',
+    ask: 'ask',
+    bidSize: 'bid_size',
+    askSize: 'ask_size',
+    underlyingPrice: 'underlying_price',
+    iv: 'implied_vol',
+    delta: 'delta',
+    gamma: 'gamma',
+    theta: 'theta',
+    vega: { column: 'vega', scale: 0.01 },
   },
   'thetadata-oi': {
     root: 'symbol',
