@@ -153,10 +153,25 @@ export type OptionMapping = z.output<typeof OptionMappingSchema>;
 const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.entries(columns).map(([field, column]) => [field, `${prefix}${column}`]));
 
-/** ThetaData's `right` column, as both its reports (EOD and open interest) spell it. */
-const THETADATA_SIDE = {
-  column: 'right',
-  values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+/** ThetaData's contract columns, as its reports (EOD, Greeks EOD, open interest) spell them. */
+const THETADATA_CONTRACT = {
+  root: 'symbol',
+  expiration: 'expiration',
+  strike: 'strike',
+  side: {
+    column: 'right',
+    values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+  },
+} as const;
+
+/** The 17:15 ET report's quote and trade columns, in its EOD and Greeks EOD reports alike. */
+const THETADATA_REPORT = {
+  last: 'close',
+  volume: 'volume',
+  bid: 'bid',
+  ask: 'ask',
+  bidSize: 'bid_size',
+  askSize: 'ask_size',
 } as const;
 
 /**
@@ -243,30 +258,14 @@ export const OPTION_PRESETS = {
     },
   },
   thetadata: {
-    root: 'symbol',
-    expiration: 'expiration',
-    strike: 'strike',
-    side: THETADATA_SIDE,
+    ...THETADATA_CONTRACT,
     quoteTime: { column: 'created', format: '%Y-%m-%dT%H:%M:%S.%g' },
-    last: 'close',
-    volume: 'volume',
-    bid: 'bid',
-    ask: 'ask',
-    bidSize: 'bid_size',
-    askSize: 'ask_size',
+    ...THETADATA_REPORT,
   },
   'thetadata-greeks': {
-    root: 'symbol',
-    expiration: 'expiration',
-    strike: 'strike',
-    side: THETADATA_SIDE,
+    ...THETADATA_CONTRACT,
     quoteTime: { column: 'underlying_timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
-    last: 'close',
-    volume: 'volume',
-    bid: 'bid',
-    ask: 'ask',
-    bidSize: 'bid_size',
-    askSize: 'ask_size',
+    ...THETADATA_REPORT,
     underlyingPrice: 'underlying_price',
     iv: 'implied_vol',
     delta: 'delta',
@@ -275,10 +274,7 @@ export const OPTION_PRESETS = {
     vega: { column: 'vega', scale: 0.01 },
   },
   'thetadata-oi': {
-    root: 'symbol',
-    expiration: 'expiration',
-    strike: 'strike',
-    side: THETADATA_SIDE,
+    ...THETADATA_CONTRACT,
     quoteTime: { column: 'timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
     openInterest: { column: 'open_interest', settled: 'previous', publishedFromOpen: -180 },
     quotes: false,
