@@ -17,13 +17,12 @@ import { stageCandlesBody } from '../ingest/formats/candles-json.js';
 import type { IngestFormat } from '../ingest/formats/index.js';
 import { marketDataJsonFormat } from '../ingest/formats/marketdata-json.js';
 import { commitStaged, stageFiles } from '../ingest/ingest.js';
-import { type DataQuality, measureQuality } from '../ingest/quality.js';
+import { type DataQuality, measureStoredQuality } from '../ingest/quality.js';
 import type { AnyParams } from '../library/params.js';
 import type { QueryResult } from '../library/result.js';
 import { openStore } from '../library/store.js';
-import { MARKET_ZONE, toEtDate } from '../market-time/index.js';
+import { toEtDate } from '../market-time/index.js';
 import { readManifest } from '../store/manifest.js';
-import { quoteLiteral } from '../store/sql.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, indent, renderTable } from './format.js';
 import { renderQuality } from './ingest.js';
@@ -226,41 +225,13 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
 }
 
 /**
- * The data-quality summary (`measureQuality`) of the store's option rows of the run's underlyings and
- * range, with the open interest published in it: measured once per run, where each answer's own (one
- * session of one underlying) would cost a query per request and tell less.
+ * The data-quality summary of the store's option rows of the run's underlyings and range: measured once
+ * per run, where each answer's own (one session of one underlying) would cost a query per request.
  */
 async function measureRange(options: MirrorOptions): Promise<DataQuality> {
   const store = await openStore(options.store, { threads: 1 });
   try {
-    const sql = store.reader.sql;
-    const range = [options.from, options.to, ...options.underlyings];
-    const underlyings = options.underlyings.map((_, i) => `$${i + 3}`).join(', ');
-    await sql.run(
-      `CREATE OR REPLACE TEMP TABLE mirrored_quotes AS SELECT * FROM option_quotes
-       WHERE underlying IN (${underlyings}) AND session_date BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`,
-      range,
-    );
-    await sql.run(
-      `CREATE OR REPLACE TEMP TABLE mirrored_oi AS SELECT * FROM open_interest
-       WHERE underlying IN (${underlyings})
-         AND CAST(timezone(${quoteLiteral(MARKET_ZONE)}, published_at) AS DATE) BETWEEN CAST($1 AS DATE) AND CAST($2 AS DATE)`,
-      range,
-    );
-    const [counted] = await sql.all<{ rows: number; sessions: number }>(
-      'SELECT count(*)::INTEGER AS rows, count(DISTINCT session_date)::INTEGER AS sessions FROM mirrored_quotes',
-    );
-    return await measureQuality(
-      sql,
-      {
-        option_quotes: 'mirrored_quotes',
-        open_interest: 'mirrored_oi',
-        contracts: 'contracts',
-        stock_bars: 'stock_bars',
-        splits: 'splits',
-      },
-      { rows: counted!.rows, sessions: counted!.sessions },
-    );
+    return await measureStoredQuality(store.reader.sql, options);
   } finally {
     store.close();
   }

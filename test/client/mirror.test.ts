@@ -290,6 +290,12 @@ describe('a mirror of a range that starts after the contracts were listed', () =
     expect(served.firstTraded).toContain(opening);
     const mirrored = await withStore(copy, (store) => store.request(target));
     expect(JSON.parse(mirrored.body).firstTraded).toEqual(served.firstTraded);
+
+    // Its answers recorded no data quality of their own: pitchain info measures the store's rows instead.
+    const rows = (await withStore(copy, tableFacts)).quotes!.rows;
+    const info = await runCli(['info', '--store', copy], { env: { ...process.env, TZ: 'UTC' } });
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(new RegExp(`\\n +the store \\(measured now\\) +${rows} +5 +\\d+ `));
   });
 });
 
