@@ -694,6 +694,32 @@ describe('databento-definition (OPRA definition CSV: contract terms and size, li
     expect(JSON.parse(all.body).optionSymbol).toEqual(['SPY240419C00500000', 'SPY240419C00505000']);
   });
 
+  it('marks a contract already quoted nonstandard when its definition comes after its quotes', async () => {
+    const later = path.join(dir, 'databento-definition-later');
+    for (const [file, mapping] of [
+      ['opra-pillar-20240315.adjusted.cbbo-1m.csv', 'databento'],
+      ['opra-pillar-20240315.cbbo-1m.csv', 'databento'],
+      ['opra-pillar-20240315.definition.csv', 'databento-definition'],
+    ] as const) {
+      const tx = await WriteTransaction.begin(later, { create: true });
+      await commitStaged(tx, await stageFiles(tx.sql, [vendorFile(file)], 'csv', { mapping }));
+    }
+    const reopened = await openStore(later, { threads: 1 });
+    try {
+      const contracts = await reopened.reader.sql.all<Record<string, unknown>>(
+        `SELECT option_symbol, CAST(first_traded AS VARCHAR) AS first_traded, nonstandard
+         FROM contracts ORDER BY option_symbol`,
+      );
+      expect(contracts).toEqual([
+        { option_symbol: 'SPY240419C00500000', first_traded: '2024-03-14', nonstandard: false },
+        { option_symbol: 'SPY240419C00505000', first_traded: '2024-03-15', nonstandard: true },
+        { option_symbol: 'SPY240419P00500000', first_traded: '2024-03-15', nonstandard: false },
+      ]);
+    } finally {
+      reopened.close();
+    }
+  });
+
   it('refuses a row that states no contract, with its line', async () => {
     const file = path.join(dir, 'bad.definition.csv');
     await fs.writeFile(
