@@ -18,6 +18,11 @@ import { untilStopped } from './until-stopped.js';
  */
 export const SERVE_HEAP_GROWING_PERCENT = 20;
 
+/** Bounds the heap of a process that serves from here on (`serve`, and `demo` once it serves). */
+export function boundServingHeap(): void {
+  setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`);
+}
+
 type ServeFlags = {
   store: string;
   host: string;
@@ -152,7 +157,7 @@ Examples:
       if (flags.greeks !== undefined && flags.greeks !== 'vendor' && flags.greeks !== 'computed') {
         throw new UsageError(`--greeks takes vendor or computed, not '${flags.greeks}'.`);
       }
-      setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`);
+      boundServingHeap();
       const store = await openStore(flags.store, {
         threads: 2,
         follow: flags.follow,
