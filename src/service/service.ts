@@ -246,8 +246,15 @@ export class Api {
     const mode = parseMode(query['mode'] ?? query['feed']);
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
+    const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
+    const live = resolved === 'live' || resolved === 'delayed';
+    // Only `mode=cached` and a current live or delayed answer use the cache: no other request is keyed
+    // (the key parses the parameters once more).
+    const key =
+      resolved === 'cached' || (cutoff !== undefined && live)
+        ? ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds)
+        : undefined;
     // Computed Greeks make another answer than the vendor's: they are kept apart.
-    const key = ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds);
     const cacheKey =
       key === undefined ? undefined : `${key}${greeks === 'computed' ? '|greeks=computed' : ''}`;
     const done = (
@@ -271,13 +278,10 @@ export class Api {
         entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
       return fresh ? done(203, entry.answer, true, true) : done(204, undefined);
     }
-    const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
-    const live = resolved === 'live' || resolved === 'delayed';
-    const entry =
-      cutoff === undefined || !live || cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+    const entry = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer, false, true);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
-    if (result.kind === 'ok' && cutoff !== undefined && live && cacheKey !== undefined) {
+    if (result.kind === 'ok' && cutoff !== undefined && cacheKey !== undefined) {
       this.cache.set(cacheKey, {
         answer: result,
         snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
