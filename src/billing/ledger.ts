@@ -58,6 +58,7 @@ function rayId(): string {
   rayAt += 8;
   return rayPool.toString('hex', rayAt - 8, rayAt);
 }
+
 /** How often, at most, the log's path is checked for a replaced file (rotation without SIGHUP). */
 const REPLACED_CHECK_MS = 1_000;
 
