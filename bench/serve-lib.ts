@@ -4,7 +4,7 @@
  * is what is measured.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 
@@ -36,6 +36,49 @@ export async function startServer(
 export function residentMb(pid: number): number {
   const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kib) / 1024;
+}
+
+/**
+ * A process's RSS sampled once a second while a load runs. Heavy answers and collections make single
+ * samples swing, so the steady state is read as medians: the last third of the samples against the first.
+ */
+export class RssTrace {
+  private readonly samples: number[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.samples.push(residentMb(pid)), 1_000);
+  }
+
+  /** Stops sampling; the medians of the first and last thirds, the peak and the number of samples. */
+  stop(): { firstMb: number; lastMb: number; peakMb: number; count: number } {
+    clearInterval(this.timer);
+    if (this.samples.length === 0) this.samples.push(residentMb(this.pid));
+    const third = Math.max(1, Math.floor(this.samples.length / 3));
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    return {
+      firstMb: median(this.samples.slice(0, third)),
+      lastMb: median(this.samples.slice(-third)),
+      peakMb: Math.max(...this.samples),
+      count: this.samples.length,
+    };
+  }
+}
+
+/**
+ * A process's CPU seconds so far (Linux): its main thread (where JavaScript runs: HTTP, the service,
+ * records, printing) and all its threads (DuckDB's and libuv's too).
+ */
+export function cpuSeconds(pid: number): { main: number; all: number } {
+  const ticks = (task: string) => {
+    // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  let all = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) all += ticks(task);
+  return { main: ticks(String(pid)), all };
 }
 
 /**

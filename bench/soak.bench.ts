@@ -16,7 +16,7 @@ import { openStore } from '../src/library/store.js';
 import { ensureBuilt } from '../test/helpers/build.js';
 import { writeSyntheticBatch } from '../test/store/fixtures/synthetic.js';
 import { type BenchContext, defineBenchmark, ratioRow } from './lib.js';
-import { Connection, residentMb, startServer } from './serve-lib.js';
+import { Connection, RssTrace, startServer } from './serve-lib.js';
 
 const NOW = '2024-01-10T12:00:00-05:00';
 const SOAK_SECONDS = Number(process.env['SOAK_SECONDS'] ?? 70);
@@ -173,9 +173,7 @@ export default defineBenchmark({
       const started = performance.now();
       stopAt = started + SOAK_SECONDS * 1000;
       const mixed = drive(port, CONNECTIONS, HEAVY, () => performance.now() < stopAt);
-      // RSS every second of the mixed phase: heavy answers make it swing, so a third is compared by median.
-      const rss: number[] = [];
-      const trace = setInterval(() => rss.push(residentMb(pid)), 1_000);
+      const trace = new RssTrace(pid);
       let mismatches = 0;
       let ingests = 0;
       let rotations = 0;
@@ -211,12 +209,7 @@ export default defineBenchmark({
         }
       }
       const tally = await mixed;
-      clearInterval(trace);
-      const third = Math.max(1, Math.floor(rss.length / 3));
-      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-      const warmMb = median(rss.slice(0, third));
-      const endMb = median(rss.slice(-third));
-      const peakMb = Math.max(...rss);
+      const rss = trace.stop();
       await checkProbes();
 
       server.child.kill('SIGTERM');
@@ -261,18 +254,18 @@ export default defineBenchmark({
         }),
         ratioRow({
           name: 'soak: server RSS, last third of the load vs first third',
-          ours: endMb,
-          baseline: warmMb,
+          ours: rss.lastMb,
+          baseline: rss.firstMb,
           unit: 'MB',
           target: '≤ 1.1× baseline',
-          note: `medians of ${rss.length} samples, one a second`,
+          note: `medians of ${rss.count} samples, one a second`,
         }),
         ratioRow({
           name: 'soak: server RSS at the end (median of the last third)',
-          ours: endMb,
+          ours: rss.lastMb,
           unit: 'MB',
           target: '< 512 MB',
-          note: `peak ${peakMb.toFixed(0)} MB while heavy answers were built`,
+          note: `peak ${rss.peakMb.toFixed(0)} MB while heavy answers were built`,
         }),
         ratioRow({
           name: 'soak: request-log lines lost or torn',

@@ -41,6 +41,24 @@ export class LogUnavailableError extends Error {
 /** More than this many requests in flight for one account is a 429. */
 export const MAX_CONCURRENT = 50;
 const BLOCK_SECONDS = 300;
+/** Entries of the request log kept in memory (`log`); the file keeps them all. */
+const LOG_IN_MEMORY = 10_000;
+
+/** Random bytes drawn a batch at a time: one draw per ray id cost a system call per request. */
+const RAY_BATCH = 512;
+let rayPool = Buffer.alloc(0);
+let rayAt = 0;
+
+/** A fresh random ray id (16 hex digits). */
+function rayId(): string {
+  if (rayAt + 8 > rayPool.length) {
+    rayPool = randomBytes(8 * RAY_BATCH);
+    rayAt = 0;
+  }
+  rayAt += 8;
+  return rayPool.toString('hex', rayAt - 8, rayAt);
+}
+
 /** How often, at most, the log's path is checked for a replaced file (rotation without SIGHUP). */
 const REPLACED_CHECK_MS = 1_000;
 
@@ -94,9 +112,9 @@ export class Ledger {
     return this.total;
   }
 
-  /** The request log, oldest first. */
+  /** The request log, oldest first: its last {@link LOG_IN_MEMORY} entries. */
   get log(): readonly LogEntry[] {
-    return this.entries;
+    return this.entries.length > LOG_IN_MEMORY ? this.entries.slice(-LOG_IN_MEMORY) : this.entries;
   }
 
   /** Credits left in the account's current window at T (may be negative). */
@@ -151,7 +169,7 @@ export class Ledger {
   ): Promise<LogEntry> {
     await this.ready;
     const entry: LogEntry = {
-      ray: `${randomBytes(8).toString('hex')}-LCL`,
+      ray: `${rayId()}-LCL`,
       logId: this.nextLogId++,
       account: account.id,
       path,
@@ -163,7 +181,8 @@ export class Ledger {
     this.window(account, nowSeconds).used += credits;
     this.total += credits;
     this.entries.push(entry);
-    if (this.entries.length > 10_000) this.entries.splice(0, this.entries.length - 10_000);
+    // Cut in one go once twice the kept number: cutting one entry a request moves the whole array each time.
+    if (this.entries.length >= 2 * LOG_IN_MEMORY) this.entries.splice(0, this.entries.length - LOG_IN_MEMORY);
     return entry;
   }
 

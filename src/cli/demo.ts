@@ -8,6 +8,7 @@ import { formatEtTimestamp, formatInstant, toEtDate } from '../market-time/index
 import { withoutTokens } from '../service/service.js';
 import { renderTable } from './format.js';
 import { SAMPLE_STORE } from './sample.js';
+import { boundServingHeap } from './serve.js';
 import { untilStopped } from './until-stopped.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
@@ -221,6 +222,7 @@ async function serveUntilStopped(store: Store, port: number): Promise<void> {
       return response;
     },
   };
+  boundServingHeap();
   let server: RunningServer;
   try {
     server = await listen(handler, { port });

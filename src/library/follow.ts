@@ -18,6 +18,8 @@ export class Follower {
   private drained: (() => void) | undefined;
   /** The manifest file's identity when last checked (undefined: not yet). */
   private stamp: string | undefined;
+  /** The check under way: requests that arrive while it runs share it rather than each stat the file. */
+  private checking: Promise<void> | undefined;
 
   constructor(
     private readonly reader: StoreReader,
@@ -51,8 +53,20 @@ export class Follower {
     this.lease?.release();
   }
 
-  /** Starts a move when the manifest changed or a missing file of this version is back. */
-  private async check(): Promise<void> {
+  /**
+   * Starts a move when the manifest changed or a missing file of this version is back. Concurrent
+   * requests share one check: under load, one stat serves them all instead of one each.
+   */
+  private check(): Promise<void> {
+    if (this.checking === undefined) {
+      this.checking = this.checkOnce().finally(() => {
+        this.checking = undefined;
+      });
+    }
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
     if (this.moving !== undefined) return;
     const stamp = await fileStamp(path.join(this.reader.dir, MANIFEST_FILE));
     // The first check counts as a change: a commit may have landed between opening and now.

@@ -15,15 +15,29 @@ export type CacheEntry = {
   readonly cutoffSeconds: number;
 };
 
+/** A kept answer as printed for one set of output options, with what its credits are counted from. */
+export type RenderedAnswer = {
+  readonly body: string;
+  readonly contentType: string;
+  readonly rows: number;
+  readonly keys: readonly string[];
+};
+
+type Kept = { entry: CacheEntry; bytes: number; rendered?: Map<string, RenderedAnswer> };
+
 /** The default budget: an eighth of a 512 MB server. */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** An answer larger than this share of the budget is not kept (it would push out everything else). */
 const LARGEST_SHARE = 0.25;
 
-/** The service's responses for one data version, bounded in bytes. */
+/**
+ * The service's responses for one data version, bounded in bytes. Each answer also keeps its printed
+ * bodies, one per output options asked (a repeated request is then sent without printing it again);
+ * they count against the same bytes and go with their answer.
+ */
 export class ResponseCache {
-  private readonly entries = new Map<string, { entry: CacheEntry; bytes: number }>();
+  private readonly entries = new Map<string, Kept>();
   private bytes = 0;
   private version: string;
 
@@ -89,6 +103,33 @@ export class ResponseCache {
     if (bytes > this.capacityBytes * LARGEST_SHARE) return;
     this.entries.set(key, { entry, bytes });
     this.bytes += bytes;
+    this.evict();
+  }
+
+  /** The body printed for `output` of the answer kept under `key`, if that answer is still the one kept. */
+  rendered(key: string, answer: Answer, output: string): RenderedAnswer | undefined {
+    this.sync();
+    const found = this.entries.get(key);
+    return found?.entry.answer === answer ? found.rendered?.get(output) : undefined;
+  }
+
+  /** Keeps the body printed for `output` beside the answer kept under `key` (nothing if it is gone). */
+  keepRendered(key: string, answer: Answer, output: string, rendered: RenderedAnswer): void {
+    this.sync();
+    const found = this.entries.get(key);
+    if (found === undefined || found.entry.answer !== answer || found.rendered?.has(output)) return;
+    // One-byte text for the JSON and CSV the service prints (two bytes a character otherwise).
+    const bytes = 128 + output.length * 2 + rendered.body.length * (isLatin1(rendered.body) ? 1 : 2);
+    if (found.bytes + bytes > this.capacityBytes * LARGEST_SHARE) return;
+    found.rendered ??= new Map();
+    found.rendered.set(output, rendered);
+    found.bytes += bytes;
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  /** Drops the least recently used answers until the kept ones fit. */
+  private evict(): void {
     for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.capacityBytes) break;
       this.remove(oldest);
@@ -127,6 +168,13 @@ export function estimateBytes(key: string, answer: Answer): number {
   }
   if (answer.rawBody !== undefined) bytes += JSON.stringify(answer.rawBody).length * 2;
   return Math.ceil(bytes);
+}
+
+/** Whether V8 can hold the text one byte a character (checked on a sample: an estimate, as above). */
+function isLatin1(text: string): boolean {
+  const step = Math.max(1, Math.floor(text.length / 256));
+  for (let i = 0; i < text.length; i += step) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
 }
 
 function valueBytes(value: unknown): number {

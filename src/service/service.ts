@@ -28,7 +28,7 @@ import { parseMaxAge, readInstant } from './instant.js';
 import { Budget, DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
 import { parseMode, resolveFreshness } from './modes.js';
 import { endpointParams, lowerCaseKeys } from './query.js';
-import { ResponseCache } from './response-cache.js';
+import { type RenderedAnswer, ResponseCache } from './response-cache.js';
 import {
   type ApiResponse,
   BASE_HEADERS,
@@ -90,6 +90,8 @@ export type Evaluation = {
   readonly asOf: AsOf;
   /** Whether this was a `mode=cached` hit (billed 1 per request). */
   readonly cachedHit: boolean;
+  /** The response cache's key when `result` is the answer it keeps (its printed bodies are kept there too). */
+  readonly cacheKey?: string;
 };
 
 /** One service over one store: routing, accounts and ledger live as long as it does. */
@@ -244,16 +246,29 @@ export class Api {
     const mode = parseMode(query['mode'] ?? query['feed']);
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
+    const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
+    const live = resolved === 'live' || resolved === 'delayed';
+    // Only `mode=cached` and a current live or delayed answer use the cache: no other request is keyed
+    // (the key parses the parameters once more).
+    const key =
+      resolved === 'cached' || (cutoff !== undefined && live)
+        ? ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds)
+        : undefined;
     // Computed Greeks make another answer than the vendor's: they are kept apart.
-    const key = ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds);
     const cacheKey =
       key === undefined ? undefined : `${key}${greeks === 'computed' ? '|greeks=computed' : ''}`;
-    const done = (status: Evaluation['status'], result: EndpointResult | undefined, cachedHit = false) => ({
+    const done = (
+      status: Evaluation['status'],
+      result: EndpointResult | undefined,
+      cachedHit = false,
+      kept = false,
+    ): Evaluation => ({
       status,
       result,
       mode: resolved,
       asOf,
       cachedHit,
+      ...(kept && cacheKey !== undefined ? { cacheKey } : {}),
     });
 
     if (resolved === 'cached') {
@@ -261,20 +276,18 @@ export class Api {
       const maxAge = parseMaxAge(query['maxage'] ?? query['maxAge'], nowSeconds);
       const fresh =
         entry !== undefined && entry.snapshotSeconds <= nowSeconds && entry.snapshotSeconds >= maxAge;
-      return fresh ? done(203, entry.answer, true) : done(204, undefined);
+      return fresh ? done(203, entry.answer, true, true) : done(204, undefined);
     }
-    const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
-    const live = resolved === 'live' || resolved === 'delayed';
-    const entry =
-      cutoff === undefined || !live || cacheKey === undefined ? undefined : this.cache.get(cacheKey);
-    if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer);
+    const entry = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+    if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer, false, true);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
-    if (result.kind === 'ok' && cutoff !== undefined && live && cacheKey !== undefined) {
+    if (result.kind === 'ok' && cutoff !== undefined && cacheKey !== undefined) {
       this.cache.set(cacheKey, {
         answer: result,
         snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
         cutoffSeconds: cutoff,
       });
+      return done(200, result, false, true);
     }
     return done(200, result);
   }
@@ -369,29 +382,48 @@ export class Api {
         );
       }
       budget.checkRows(result.fields[0]?.values.length ?? 0);
-      const { fields, kept } = keep(result, output);
+      const rendered = await this.render(budget, result, output, evaluation.cacheKey);
       const credits = creditsFor(
         result.billing,
-        kept.rows,
-        kept.keys.length > 0 ? kept.keys : allKeys(result),
+        rendered.rows,
+        rendered.keys.length > 0 ? rendered.keys : allKeys(result),
         evaluation.cachedHit,
       );
-      // Printed a piece at a time, so a heavy answer lets other requests run; refused once too large.
-      const body = await budget.join(answerPieces(result, fields, output));
       return await this.finish(
         account,
         loggedPath,
         evaluation.status,
         credits,
         nowSeconds,
-        body,
-        contentTypeOf(output),
+        rendered.body,
+        rendered.contentType,
         // Not the service's figures: say so beside them.
         result.greeksComputed ? { [GREEKS_HEADER]: 'computed' } : undefined,
       );
     } finally {
       this.ledger.leave(account);
     }
+  }
+
+  /**
+   * An answer printed for the request's output options: printed a piece at a time, so a heavy answer lets
+   * other requests run, and refused once too large; or, for an answer the response cache keeps, the body
+   * printed for the same options before.
+   */
+  private async render(
+    budget: Budget,
+    result: Answer,
+    output: OutputOptions,
+    cacheKey: string | undefined,
+  ): Promise<RenderedAnswer> {
+    const outputKey = cacheKey === undefined ? '' : JSON.stringify(output);
+    const printed = cacheKey === undefined ? undefined : this.cache.rendered(cacheKey, result, outputKey);
+    if (printed !== undefined) return printed;
+    const { fields, kept } = keep(result, output);
+    const body = await budget.join(answerPieces(result, fields, output));
+    const rendered = { body, contentType: contentTypeOf(output), rows: kept.rows, keys: kept.keys };
+    if (cacheKey !== undefined) this.cache.keepRendered(cacheKey, result, outputKey, rendered);
+    return rendered;
   }
 
   private async finish(

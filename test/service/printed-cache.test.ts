@@ -1,0 +1,94 @@
+/**
+ * The response cache keeps an answer's printed bodies beside it, one per output options asked: a repeated
+ * request is sent without printing it again. Each body and its credits must stay those of a service that
+ * prints every time, whatever the options and in whatever order they are asked; the printed bodies count
+ * against the cache's bytes and go when the data version moves on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/library/store.js';
+
+const NOW = '2020-03-16T15:45:00-04:00';
+const CHAIN = '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=6';
+/** The same answer asked in every output form the service prints. */
+const FORMS = [
+  '',
+  '&format=csv',
+  '&format=csv&headers=false',
+  '&columns=strike,bid,ask',
+  '&columns=strike,underlying',
+  '&human=true',
+  '&dateformat=timestamp',
+  '&limit=2&offset=1',
+  '&format=csv&columns=optionSymbol,mid&dateformat=spreadsheet',
+];
+
+type Seen = { status: number; body: string; credits: number; type: string | undefined };
+
+async function ask(store: Store, target: string): Promise<Seen> {
+  const r = await store.request(target);
+  return { status: r.status, body: r.body, credits: r.credits, type: r.headers['Content-Type'] };
+}
+
+describe('printed bodies in the response cache', () => {
+  let cached: Store;
+  let printing: Store;
+  beforeAll(async () => {
+    cached = await openStore('data/sample', { now: NOW, threads: 1 });
+    // A cache too small for any answer: every request is printed from the endpoint's answer.
+    printing = await openStore('data/sample', { now: NOW, threads: 1, responseCacheBytes: 1 });
+  }, 60_000);
+  afterAll(() => {
+    cached.close();
+    printing.close();
+  });
+
+  it('answers every output form, first and repeated, as a service that prints each time', async () => {
+    for (const round of [0, 1]) {
+      for (const form of round === 0 ? FORMS : [...FORMS].reverse()) {
+        const expected = await ask(printing, `${CHAIN}${form}`);
+        expect(expected.status).toBe(200);
+        const seen = await ask(cached, `${CHAIN}${form}`);
+        // The first ask of the answer runs the endpoint (200); every other is a hit (203).
+        expect(seen).toEqual({ ...expected, status: round === 0 && form === '' ? 200 : 203 });
+      }
+    }
+  });
+
+  it('bills a mode=cached hit 1 and sends the same body', async () => {
+    const live = await ask(cached, `${CHAIN}&format=csv`);
+    const hit = await ask(cached, `${CHAIN}&format=csv&mode=cached`);
+    expect([hit.status, hit.credits, hit.body]).toEqual([203, 1, live.body]);
+  });
+
+  it('counts printed bodies against the cache bytes', async () => {
+    const store = await openStore('data/sample', { now: NOW, threads: 1 });
+    try {
+      await store.request(CHAIN);
+      const answerOnly = store.api.responseCache.sizeBytes;
+      const printed = await store.request(`${CHAIN}&format=csv`);
+      expect(store.api.responseCache.sizeBytes - answerOnly).toBeGreaterThanOrEqual(printed.body.length);
+      // Asked again, the same form adds nothing.
+      const size = store.api.responseCache.sizeBytes;
+      await store.request(`${CHAIN}&format=csv`);
+      expect(store.api.responseCache.sizeBytes).toBe(size);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps no printed body beside an answer too large to keep', async () => {
+    const store = await openStore('data/sample', { now: NOW, threads: 1, responseCacheBytes: 60_000 });
+    try {
+      const first = await store.request(CHAIN);
+      const bytes = store.api.responseCache.sizeBytes;
+      expect(bytes).toBeGreaterThan(0);
+      // A body that would take the answer past a quarter of the budget is printed each time instead.
+      const wide = await store.request(`${CHAIN}&format=csv`);
+      expect(wide.status).toBe(203);
+      expect(store.api.responseCache.sizeBytes).toBeLessThanOrEqual(60_000);
+      expect((await store.request(CHAIN)).body).toBe(first.body);
+    } finally {
+      store.close();
+    }
+  });
+});
