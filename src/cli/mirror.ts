@@ -19,7 +19,7 @@ import { marketDataJsonFormat } from '../ingest/formats/marketdata-json.js';
 import { commitStaged, stageFiles } from '../ingest/ingest.js';
 import type { AnyParams } from '../library/params.js';
 import type { QueryResult } from '../library/result.js';
-import { toEtDate } from '../market-time/index.js';
+import { isIsoDate, toEtDate } from '../market-time/index.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
@@ -473,8 +473,6 @@ type MirrorFlags = {
   concurrency: string;
 };
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** `pitchain mirror`: the service's history into a store, within a credit budget. */
 export function registerMirror(program: Command): void {
   program
@@ -559,7 +557,7 @@ function mirrorOptionsFrom(flags: MirrorFlags): Omit<MirrorOptions, 'signal' | '
     ['--from', flags.from],
     ['--to', flags.to],
   ] as const) {
-    if (!DATE.test(value) || Number.isNaN(Date.parse(value))) {
+    if (!isIsoDate(value)) {
       throw new UsageError(`${name} must be a date YYYY-MM-DD, not '${value}' (${example})`);
     }
   }
