@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import { type Account, LOCAL_ACCOUNT } from '../../src/billing/accounts.js';
 import { creditsFor } from '../../src/billing/credits.js';
 import { type Ask, marketFunctions, optionFunctions, stockFunctions } from '../../src/library/face.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 import { fixedClock, formatInstant, isIsoDate } from '../../src/market-time/index.js';
 import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { ENDPOINTS } from '../../src/query/endpoints/index.js';
@@ -172,7 +172,7 @@ async function runExample(
 ): Promise<Run> {
   const service = () =>
     new Api({
-      sql: store.reader.sql,
+      sql: storeInternals(store).reader.sql,
       cache: new StoreCache(() => store.dataVersion),
       endpoints: ENDPOINTS,
       clock: fixedClock(nowSeconds),
