@@ -2,7 +2,7 @@
  * Ingest throughput of each vendor preset of the `csv` format: a file written in the vendor's documented
  * layout (the header of test/fixtures/ingest/vendors/), 48,000 quotes over ten sessions,
  * staged and committed into a fresh store as `pitchain ingest --format csv --mapping <preset>` does, in
- * quote rows per second. The baseline, measured in the same run and alternating with ours, is DuckDB alone
+ * quote rows per second (for `databento-definition`, definition rows: one per contract and session). The baseline, measured in the same run and alternating with ours, is DuckDB alone
  * reading the same file with `read_csv` (types detected) and writing it as one zstd Parquet file: the
  * ratio is what the mapping, validation, the point-in-time stamps and the store's layout cost.
  */
@@ -41,10 +41,22 @@ const price = (p: Point, put: boolean) => {
   return { bid: base.toFixed(2), ask: (base + 0.1).toFixed(2) };
 };
 
-/** A file per preset in its vendor's layout, and the quotes it holds. */
+/** The OSI symbol of a point's call or put, as Databento prints it (the root padded to six). */
+const osiOf = (p: Point, side: 'C' | 'P') =>
+  `SPY   ${p.expiration.slice(2).replaceAll('-', '')}${side}${String(p.strike * 1000).padStart(8, '0')}`;
+
+/**
+ * A file per preset in its vendor's layout, and the rows it brings: quotes, or for a definitions file
+ * (`contracts`) the contracts the commit lists from it.
+ */
 const LAYOUTS: Record<
   string,
-  { options: { mapping: string; symbol?: string }; write: () => [string, number] }
+  {
+    options: { mapping: string; symbol?: string };
+    /** The file's text, the rows it brings, and (when not those) the source rows the rate counts. */
+    write: () => [string, number, number?];
+    counts?: 'contracts';
+  }
 > = {
   optionsdx: {
     options: { mapping: 'optionsdx', symbol: 'SPY' },
@@ -108,11 +120,41 @@ const LAYOUTS: Record<
       const rows = points().flatMap((p) =>
         (['C', 'P'] as const).map((side) => {
           const x = price(p, side === 'P');
-          const osi = `SPY   ${p.expiration.slice(2).replaceAll('-', '')}${side}${String(p.strike * 1000).padStart(8, '0')}`;
-          return `${p.session}T19:45:00.000000000Z,${p.session}T19:44:59.000000000Z,194,30,${p.i},N,${x.bid},1,128,${x.bid},${x.ask},12,30,1,1,${osi}`;
+          return `${p.session}T19:45:00.000000000Z,${p.session}T19:44:59.000000000Z,194,30,${p.i},N,${x.bid},1,128,${x.bid},${x.ask},12,30,1,1,${osiOf(p, side)}`;
         }),
       );
       return [[header, ...rows].join('\n'), rows.length];
+    },
+  },
+  'thetadata-greeks': {
+    options: { mapping: 'thetadata-greeks' },
+    write: () => {
+      const header =
+        'symbol,expiration,strike,right,timestamp,open,high,low,close,volume,count,bid_size,bid_exchange,bid,bid_condition,ask_size,ask_exchange,ask,ask_condition,delta,theta,vega,rho,epsilon,lambda,gamma,vanna,charm,vomma,veta,vera,speed,zomma,color,ultima,d1,d2,dual_delta,dual_gamma,implied_vol,iv_error,underlying_timestamp,underlying_price';
+      const rows = points().flatMap((p) =>
+        (['CALL', 'PUT'] as const).map((right) => {
+          const x = price(p, right === 'PUT');
+          const delta = right === 'PUT' ? '-0.4800' : '0.5200';
+          return `"SPY","${p.expiration}",${p.strike}.000,"${right}",${p.session}T15:59:58.000,${x.bid},${x.ask},${x.bid},${x.bid},${p.i},3,10,5,${x.bid},50,12,7,${x.ask},50,${delta},-0.2100,45.0000,0.1000,-0.1000,10.0000,0.0200,0.1000,-0.0100,0.2000,-1.0000,0.0100,-0.0001,0.0300,-0.0040,-0.0001,0.0500,0.0300,-0.4900,0.0200,0.2100,0.0001,${p.session}T17:15:18.701,470.0000`;
+        }),
+      );
+      return [[header, ...rows].join('\n'), rows.length];
+    },
+  },
+  'databento-definition': {
+    options: { mapping: 'databento-definition' },
+    counts: 'contracts',
+    write: () => {
+      const header =
+        'ts_recv,ts_event,rtype,publisher_id,instrument_id,raw_symbol,security_update_action,instrument_class,min_price_increment,display_factor,expiration,activation,high_limit_price,low_limit_price,max_price_variation,unit_of_measure_qty,min_price_increment_amount,price_ratio,inst_attrib_value,underlying_id,raw_instrument_id,market_depth_implied,market_depth,market_segment_id,max_trade_vol,min_lot_size,min_lot_size_block,min_lot_size_round_lot,min_trade_vol,contract_multiplier,decay_quantity,original_contract_size,appl_id,maturity_year,decay_start_date,channel_id,currency,settl_currency,secsubtype,group,exchange,asset,cfi,security_type,unit_of_measure,underlying,strike_price_currency,strike_price,match_algorithm,main_fraction,price_display_format,sub_fraction,underlying_product,maturity_month,maturity_day,maturity_week,user_defined_instrument,contract_multiplier_unit,flow_schedule_type,tick_rule,leg_count,leg_index,leg_instrument_id,leg_raw_symbol,leg_instrument_class,leg_side,leg_price,leg_delta,leg_ratio_price_numerator,leg_ratio_price_denominator,leg_ratio_qty_numerator,leg_ratio_qty_denominator,leg_underlying_id,symbol';
+      // One definition per contract and session, as Databento sends them each morning.
+      const rows = points().flatMap((p) =>
+        (['C', 'P'] as const).map((side) => {
+          const osi = osiOf(p, side);
+          return `${p.session}T10:30:00.412345678Z,${p.session}T10:30:00.400000000Z,19,30,${p.i},${osi},A,${side},0.010000000,1.000000000,${p.expiration}T20:00:00.000000000Z,,,,,${p.i % 50 === 0 ? '10' : '100'}.000000000,,,0,0,${p.i},0,0,0,0,0,0,0,0,0,0,0,0,${p.expiration.slice(0, 4)},0,0,USD,,,,,SPY,O${side}ASPS,OOC,,SPY,USD,${p.strike}.000000000,,0,0,0,0,${Number(p.expiration.slice(5, 7))},${Number(p.expiration.slice(8))},0,N,0,0,0,0,0,0,,,,,,0,0,0,0,0,${osi}`;
+        }),
+      );
+      return [[header, ...rows].join('\n'), EXPIRATIONS.length * STRIKES.length * 2, rows.length];
     },
   },
 };
@@ -125,7 +167,8 @@ export default defineBenchmark({
     const dir = await ctx.tempDir('pitchain-ingest-presets-');
     const rows = [];
     for (const [preset, layout] of Object.entries(LAYOUTS)) {
-      const [text, quotes] = layout.write();
+      const [text, quotes, sourceRows = quotes] = layout.write();
+      const what = layout.counts === 'contracts' ? 'definition rows' : 'quotes';
       const file = join(dir, `${preset}.csv`);
       await writeFile(file, `${text}\n`);
       const ours: number[] = [];
@@ -135,10 +178,11 @@ export default defineBenchmark({
         let started = performance.now();
         const tx = await WriteTransaction.begin(store, { create: true });
         const staged = await stageFiles(tx.sql, [file], 'csv', layout.options);
-        if (staged.rows.option_quotes !== quotes) {
-          throw new Error(`${preset}: ${staged.rows.option_quotes} quotes staged, ${quotes} expected`);
+        const committed = await commitStaged(tx, staged);
+        const brought = layout.counts === 'contracts' ? committed.rows.contracts : staged.rows.option_quotes;
+        if (brought !== quotes) {
+          throw new Error(`${preset}: ${brought} ${layout.counts ?? 'quotes'} staged, ${quotes} expected`);
         }
-        await commitStaged(tx, staged);
         ours.push(performance.now() - started);
         started = performance.now();
         const sql = await SqlSession.open();
@@ -151,14 +195,14 @@ export default defineBenchmark({
         }
         baseline.push(performance.now() - started);
       }
-      const mine = perSecond(quotes, summarise(ours).p50Ms);
-      const theirs = perSecond(quotes, summarise(baseline).p50Ms);
+      const mine = perSecond(sourceRows, summarise(ours).p50Ms);
+      const theirs = perSecond(sourceRows, summarise(baseline).p50Ms);
       ctx.log(
-        `${preset}: ${quotes.toLocaleString('en-US')} quotes, ${Math.round(mine).toLocaleString('en-US')} rows/s`,
+        `${preset}: ${sourceRows.toLocaleString('en-US')} ${what}, ${Math.round(mine).toLocaleString('en-US')} rows/s`,
       );
       rows.push(
         ratioRow({
-          name: `ingest --mapping ${preset} (${quotes.toLocaleString('en-US')} quotes)`,
+          name: `ingest --mapping ${preset} (${sourceRows.toLocaleString('en-US')} ${what})`,
           ours: mine,
           baseline: theirs,
           unit: 'rows/s',

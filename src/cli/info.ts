@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DataQuality } from '../ingest/quality.js';
+import { type DataQuality, measureStoredQuality } from '../ingest/quality.js';
 import { StoreReader } from '../store/store.js';
 import { summarizeStore } from '../store/summary.js';
 import { examplesHelp, formatBytes, indent, renderTable } from './format.js';
@@ -64,16 +64,18 @@ export function registerInfo(program: Command): void {
         );
         out.push('');
         out.push('data quality (per source, as its ingest measured it):');
-        out.push(
-          indent(
-            renderQuality(
-              summary.provenance.map((p) => ({
-                source: p.source,
-                quality: p.quality as DataQuality | undefined,
-              })),
-            ),
-          ),
+        const measured = summary.provenance.flatMap((p) =>
+          p.quality === undefined ? [] : [{ source: p.source, quality: p.quality as DataQuality }],
         );
+        // A mirror's answers record none (it measures its run once): the store's option rows are
+        // measured now instead.
+        if (measured.length < summary.provenance.length && summary.underlyings.length > 0) {
+          measured.push({
+            source: 'the store (measured now)',
+            quality: await measureStoredQuality(reader.sql),
+          });
+        }
+        out.push(indent(renderQuality(measured)));
         process.stdout.write(`${out.join('\n')}\n`);
       } finally {
         reader.close();

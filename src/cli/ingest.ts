@@ -137,7 +137,9 @@ export function registerIngest(program: Command): void {
         progress.stop();
         const result = await commitStaged(tx, staged, (source) => path.basename(source));
         committed = true;
-        if (Object.values(staged.rows).every((n) => n === 0)) {
+        // A definitions file stages no rows of its own: the contracts it states are the commit's.
+        const stated = Object.values(staged.rows).every((n) => n === 0) ? (result.rows.contracts ?? 0) : 0;
+        if (Object.values(staged.rows).every((n) => n === 0) && stated === 0) {
           // Nothing to add is not a new version: the commit wrote nothing (a new store was not created).
           if (staged.rejects.length > 0) await writeRejects(flags.rejects, staged.rejects);
           const refused =
@@ -159,6 +161,7 @@ export function registerIngest(program: Command): void {
         const sessions = new Set(staged.files.flatMap((f) => f.sessions));
         const underlyings = new Set(staged.files.flatMap((f) => f.underlyings));
         const rows = Object.entries(staged.rows).filter(([, n]) => n > 0);
+        if (stated > 0) rows.push(['contracts', stated]);
         const total = rows.reduce((n, [, r]) => n + r, 0);
         const seconds = (Date.now() - started) / 1000;
         const out = [

@@ -17,12 +17,15 @@ import { stageCandlesBody } from '../ingest/formats/candles-json.js';
 import type { IngestFormat } from '../ingest/formats/index.js';
 import { marketDataJsonFormat } from '../ingest/formats/marketdata-json.js';
 import { commitStaged, stageFiles } from '../ingest/ingest.js';
+import { type DataQuality, measureStoredQuality } from '../ingest/quality.js';
 import type { AnyParams } from '../library/params.js';
 import type { QueryResult } from '../library/result.js';
+import { openStore, storeInternals } from '../library/store.js';
 import { isIsoDate, toEtDate } from '../market-time/index.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
-import { examplesHelp, renderTable } from './format.js';
+import { examplesHelp, indent, renderTable } from './format.js';
+import { renderQuality } from './ingest.js';
 import { INTERRUPTED_EXIT } from './interrupt.js';
 import { type Progress, startProgress } from './progress.js';
 
@@ -84,6 +87,8 @@ export type MirrorReport = {
   readonly failure: unknown;
   /** The store's data version after the run (undefined when nothing was ever committed). */
   readonly dataVersion: string | undefined;
+  /** The data-quality summary of the range's option rows in the store, once the run wrote something. */
+  readonly quality: DataQuality | undefined;
   readonly seconds: number;
 };
 
@@ -139,6 +144,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
     failure: unknown,
     dataVersion: string | undefined,
     fetched: number,
+    quality?: DataQuality,
   ): MirrorReport => ({
     sessions: sessions.length,
     sessionsDone,
@@ -150,6 +156,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
     stopped,
     failure,
     dataVersion,
+    quality,
     seconds: (Date.now() - started) / 1000,
   });
   if (options.dryRun) return report(undefined, undefined, manifest?.dataVersion, 0);
@@ -212,7 +219,22 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
     await fs.rm(spool, { recursive: true, force: true });
   }
   const after = await readManifest(path.resolve(options.store));
-  return report(stopped, failure, after?.dataVersion, fetched);
+  const wrote = after !== undefined && after.dataVersion !== manifest?.dataVersion;
+  const quality = wrote ? await measureRange(options) : undefined;
+  return report(stopped, failure, after?.dataVersion, fetched, quality);
+}
+
+/**
+ * The data-quality summary of the store's option rows of the run's underlyings and range: measured once
+ * per run, where each answer's own (one session of one underlying) would cost a query per request.
+ */
+async function measureRange(options: MirrorOptions): Promise<DataQuality> {
+  const store = await openStore(options.store, { threads: 1 });
+  try {
+    return await measureStoredQuality(storeInternals(store).reader.sql, options);
+  } finally {
+    store.close();
+  }
 }
 
 /** The sessions of `from`…`to` as the service's market status gives them. */
@@ -437,7 +459,10 @@ async function commitBatch(store: string, batch: readonly Spooled[]): Promise<vo
   const tx = await WriteTransaction.begin(store, { create: true });
   let committed = false;
   try {
-    const staged = await stageFiles(tx.sql, [...byFile.keys()], mirrorFormat(byFile));
+    // Measured once per run over its range (`measureRange`), not per answer.
+    const staged = await stageFiles(tx.sql, [...byFile.keys()], mirrorFormat(byFile), {
+      measureQuality: false,
+    });
     await commitStaged(tx, staged, (file) => byFile.get(file)!.source);
     committed = true;
   } finally {
@@ -641,5 +666,12 @@ function describeReport(result: MirrorReport, options: { budget?: number; dryRun
   lines.push(
     result.dataVersion === undefined ? 'no store was written' : `data version: ${result.dataVersion}`,
   );
+  if (result.quality !== undefined) {
+    lines.push(
+      '',
+      'data quality of the range (quotes the store keeps as sent, which a backtest must not take as prices):',
+      indent(renderQuality([{ source: 'mirrored', quality: result.quality }])),
+    );
+  }
   return lines.join('\n');
 }

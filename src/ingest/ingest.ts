@@ -29,6 +29,11 @@ export type StageFilesOptions = Omit<StageOptions, 'tables'> & {
   readonly onProgress?: (rowsDone: number, rowsTotal?: number) => void;
   /** Hashes the caller already computed (e.g. to skip files ingested before), so files are read once. */
   readonly hashes?: ReadonlyMap<string, FileHash>;
+  /**
+   * `false`: no data-quality summary per file (a mirror stages one small answer per file, and measures
+   * its run once instead).
+   */
+  readonly measureQuality?: false;
 };
 
 /** What one source file brought, for provenance (the fields of the store's provenance entry and more). */
@@ -46,8 +51,8 @@ export type StagedFile = {
   readonly sessions: readonly string[];
   /** The distinct underlyings (options) and symbols (bars), ascending. */
   readonly underlyings: readonly string[];
-  /** Its data-quality summary (`./quality.ts`), recorded with its provenance entry. */
-  readonly quality: DataQuality;
+  /** Its data-quality summary (`./quality.ts`), recorded with its provenance entry, unless not measured. */
+  readonly quality: DataQuality | undefined;
 };
 
 /** The outcome of `stageFiles`. */
@@ -81,7 +86,7 @@ export function commitStaged(
       format: f.format,
       rows: f.rows,
       rejected: f.rejected,
-      quality: f.quality,
+      ...(f.quality === undefined ? {} : { quality: f.quality }),
     })),
     { uniqueKeys: staged.uniqueKeys },
   );
@@ -186,7 +191,12 @@ export async function stageFiles<O extends StageFilesOptions>(
     hashes = started;
     return started;
   };
-  const { onProgress, hashes: _known, ...formatOptions }: StageFilesOptions = options;
+  const {
+    onProgress,
+    hashes: _known,
+    measureQuality: quality,
+    ...formatOptions
+  }: StageFilesOptions = options;
   const totals = Object.fromEntries(TABLE_NAMES.map((t) => [t, 0])) as Record<TableName, number>;
   const rejects: Reject[] = [];
   const staged: StagedFile[] = [];
@@ -209,12 +219,15 @@ export async function stageFiles<O extends StageFilesOptions>(
         scan: () => hashing()[i]!,
       });
       const { counts, ...description } = await describe(sql, perFile);
-      const quality = await measureQuality(sql, perFile, {
-        // Option quotes where the file has them; else (bars, splits) every row it staged.
-        rows: counts.option_quotes || Object.values(counts).reduce((sum, n) => sum + n, 0),
-        sessions: description.sessions.length,
-        greeksUnits: result.greeksUnits,
-      });
+      const measured =
+        quality === false
+          ? undefined
+          : await measureQuality(sql, perFile, {
+              // Option quotes where the file has them; else (bars, splits) every row it staged.
+              rows: counts.option_quotes || Object.values(counts).reduce((sum, n) => sum + n, 0),
+              sessions: description.sessions.length,
+              greeksUnits: result.greeksUnits,
+            });
       const rows: Record<string, number> = {};
       for (const table of TABLE_NAMES) {
         const count = counts[table];
@@ -236,7 +249,7 @@ export async function stageFiles<O extends StageFilesOptions>(
         sourceRows: result.sourceRows,
         rejected: result.rejects.length,
         ...description,
-        quality,
+        quality: measured,
       });
       rejects.push(...result.rejects);
       done += result.sourceRows;

@@ -111,3 +111,47 @@ export function qualityTable(
   );
   return { header, rows };
 }
+
+/** Which of a store's option rows to measure: some underlyings over a range of sessions (`YYYY-MM-DD`). */
+export type StoredRange = {
+  readonly underlyings: readonly string[];
+  readonly from: string;
+  readonly to: string;
+};
+
+/**
+ * The summary of option rows already in a store (`sql` reads its tables by name), of some underlyings over
+ * a range or of all of them, with the open interest published in it: for sources whose ingest measured
+ * none (a mirror's answers, measured once per run). Read through views, so nothing is copied (views take
+ * no parameters: the range is written in as quoted literals).
+ */
+export async function measureStoredQuality(sql: SqlSession, range?: StoredRange): Promise<DataQuality> {
+  const where = (date: string) =>
+    range === undefined
+      ? ''
+      : `WHERE underlying IN (${range.underlyings.map(quoteLiteral).join(', ')})
+           AND ${date} BETWEEN CAST(${quoteLiteral(range.from)} AS DATE) AND CAST(${quoteLiteral(range.to)} AS DATE)`;
+  await sql.run(
+    `CREATE OR REPLACE TEMP VIEW stored_quotes AS SELECT * FROM option_quotes ${where('session_date')};
+     CREATE OR REPLACE TEMP VIEW stored_oi AS SELECT * FROM open_interest
+       ${where(`CAST(timezone(${quoteLiteral(MARKET_ZONE)}, published_at) AS DATE)`)}`,
+  );
+  try {
+    const [counted] = await sql.all<{ rows: number; sessions: number }>(
+      'SELECT count(*)::INTEGER AS rows, count(DISTINCT session_date)::INTEGER AS sessions FROM stored_quotes',
+    );
+    return await measureQuality(
+      sql,
+      {
+        option_quotes: 'stored_quotes',
+        open_interest: 'stored_oi',
+        contracts: 'contracts',
+        stock_bars: 'stock_bars',
+        splits: 'splits',
+      },
+      { rows: counted!.rows, sessions: counted!.sessions },
+    );
+  } finally {
+    await sql.run('DROP VIEW IF EXISTS stored_quotes; DROP VIEW IF EXISTS stored_oi');
+  }
+}

@@ -415,8 +415,26 @@ export class WriteTransaction {
     this.written.clear();
   }
 
+  /**
+   * A staging table of what a source states about a contract besides its rows, which a format fills (after
+   * running `create`) and `deriveContracts` folds in: a listing date (`first_traded`: a service body's
+   * `firstTraded`, a vendor definition's date), kept when earlier than any session seen; and the vendor's
+   * word on its deliverable (`nonstandard`: a multiplier other than 100), which stays with the stored
+   * contract until a source says otherwise.
+   */
+  static readonly CONTRACT_HINTS = {
+    table: 'contract_hints',
+    create:
+      'CREATE TABLE IF NOT EXISTS contract_hints (underlying VARCHAR, option_symbol VARCHAR, first_traded DATE, nonstandard BOOLEAN)',
+  } as const;
+
   /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
   private async deriveContracts(): Promise<void> {
+    const hints = WriteTransaction.CONTRACT_HINTS;
+    await this.sql.run(
+      `${hints.create}; CREATE TEMP TABLE hinted AS SELECT underlying, option_symbol,
+         min(first_traded) AS first_traded, bool_or(nonstandard) AS nonstandard FROM ${hints.table} GROUP BY ALL`,
+    );
     // Rows collapse to one per contract before anything else: the time-zone conversion and the anti-join
     // then run per contract, not per row (the first publication gives the first session, as the conversion
     // never goes back in time).
@@ -433,6 +451,8 @@ export class WriteTransaction {
         -- A contract known only from open interest was listed by the session that published it.
         SELECT underlying, option_symbol, CAST(timezone('America/New_York', first_published) AS DATE) FROM published
         WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
+        -- A stated listing date: the contract was listed by then, quoted or not.
+        UNION ALL SELECT underlying, option_symbol, first_traded FROM hinted WHERE first_traded IS NOT NULL
       ) GROUP BY ALL`);
     await this.sql.run(
       `
@@ -480,20 +500,25 @@ export class WriteTransaction {
     const existing = (await this.usable(this.sql, 'contracts', this.base.tables.contracts)).map((f) =>
       path.join(this.dir, f.path),
     );
-    const earliest =
+    const stored =
       existing.length === 0
-        ? 'p.first_seen'
-        : `coalesce(least(p.first_seen, (SELECT min(c.first_traded) FROM ${readParquetSql(existing, TABLE_PARTITIONS.contracts)} c WHERE c.option_symbol = p.option_symbol)), p.first_seen)`;
+        ? 'SELECT NULL::VARCHAR AS option_symbol, NULL::DATE AS first_traded, NULL::BOOLEAN AS nonstandard LIMIT 0'
+        : `SELECT option_symbol, min(first_traded) AS first_traded, bool_or(nonstandard) AS nonstandard
+           FROM ${readParquetSql(existing, TABLE_PARTITIONS.contracts)}
+           WHERE option_symbol IN (SELECT option_symbol FROM parsed) GROUP BY ALL`;
     await this.sql.run(`
       INSERT INTO contracts BY NAME
       SELECT p.underlying, p.option_symbol, p.root, p.expiration, e.expiration_time, p.side, p.strike,
              e.settlement, e.monthly, e.weekly, e.quarterly,
              -- Adjusted (nonstandard) when the source files the contract under another underlying than its
-             -- root's own (AAPL1 under AAPL after a split), never from the root's shape (T001 is a root).
-             p.underlying <> e.root_underlying AS nonstandard,
-             ${earliest} AS first_traded,
+             -- root's own (AAPL1 under AAPL after a split), never from the root's shape (T001 is a root);
+             -- or when a source said so (a hint now, else the stored contract).
+             p.underlying <> e.root_underlying OR coalesce(h.nonstandard, s.nonstandard, false) AS nonstandard,
+             least(p.first_seen, coalesce(s.first_traded, p.first_seen)) AS first_traded,
              NULL AS _line
-      FROM parsed p JOIN expiry e USING (root, expiration)`);
+      FROM parsed p JOIN expiry e USING (root, expiration)
+      LEFT JOIN (SELECT option_symbol, bool_or(nonstandard) AS nonstandard FROM hinted GROUP BY ALL) h USING (option_symbol)
+      LEFT JOIN (${stored}) s USING (option_symbol)`);
   }
 
   /**

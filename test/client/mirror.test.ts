@@ -11,6 +11,7 @@ import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
 import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
 import { FROM, generatedStore, loggedCredits, NOW, serve, TO, UNDERLYINGS } from './helpers.js';
@@ -72,6 +73,7 @@ afterAll(async () => {
 });
 
 const noWait = async () => {};
+const at = (iso: string) => Date.parse(iso) / 1000;
 
 /** The rows of a store's tables, and whether any natural key repeats. */
 async function tableFacts(store: Store) {
@@ -147,6 +149,11 @@ describe('pitchain mirror', () => {
     });
     expect(full.sessions).toEqual(everySession);
     expect(full.quotes!.rows).toBe(full.quotes!.keys);
+    // The data quality is measured once, over the run's range, not per answer.
+    expect(report.quality).toMatchObject({ rows: full.quotes!.rows, sessions: 10 });
+    expect(again.quality).toBeUndefined();
+    const manifest = await readManifest(copy);
+    expect(manifest!.provenance.filter((p) => p.quality !== undefined)).toEqual([]);
     // The service's dated chains carry each session's closing snapshot (not the store's 15:45 ones).
     const sourceFacts = await withStore(source, async (store) => ({
       ...(await tableFacts(store)),
@@ -267,6 +274,28 @@ describe('an interrupted mirror', () => {
     ]);
     const rest = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
     expect(rest).toMatchObject({ stopped: undefined, sessionsDone: 10 });
+  });
+});
+
+describe('a mirror of a range that starts after the contracts were listed', () => {
+  it('answers the service’s firstTraded, not its own first session', async () => {
+    const copy = path.join(dir, 'late');
+    const client = createClient({ baseUrl: server.url });
+    const late = { client, store: copy, underlyings: ['SPY'], from: '2020-03-09', to: TO, noIntraday: true };
+    expect(await runMirror(late)).toMatchObject({ stopped: undefined, sessionsDone: 5 });
+    const target = '/v1/options/chain/SPY/?date=2020-03-10&expiration=all';
+    const served = (await (await fetch(`${server.url}${target}`)).json()) as { firstTraded: number[] };
+    // Listed on the generated store's first session, before the mirrored range began.
+    const opening = at('2020-03-02T09:30:00-05:00');
+    expect(served.firstTraded).toContain(opening);
+    const mirrored = await withStore(copy, (store) => store.request(target));
+    expect(JSON.parse(mirrored.body).firstTraded).toEqual(served.firstTraded);
+
+    // Its answers recorded no data quality of their own: pitchain info measures the store's rows instead.
+    const rows = (await withStore(copy, tableFacts)).quotes!.rows;
+    const info = await runCli(['info', '--store', copy], { env: { ...process.env, TZ: 'UTC' } });
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(new RegExp(`\\n +the store \\(measured now\\) +${rows} +5 +\\d+ `));
   });
 });
 

@@ -72,6 +72,7 @@ const MAPPINGS = {
     optionalColumns: ['IV'], // absent here: no iv field is read (the cboe-intervals preset's Calcs)
     where: { column: 'CP', equals: ['C'] }, // the file's one row is a call (databento-statistics filters rows)
     iv: 'IV',
+    multiplier: { value: 100 }, // each row also states its contract (the databento-definition preset)
   },
   // A wide row (a call and a put per line) with bracketed, spaced header names behind a BOM, a constant
   // underlying, sizes as "bid x ask", quotes snapped 14 minutes before the close, OI published 06:30 ET.

@@ -1,3 +1,6 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IngestError, UsageError } from '../../src/errors.js';
@@ -160,5 +163,30 @@ describe('csv (option chains described by a mapping)', () => {
         }),
       ).rejects.toThrow(new IngestError(CHAIN, 1, 'no column "Symbol" in the file'));
     });
+  });
+});
+
+describe('loading a mapping', () => {
+  it('reads and validates a mapping once per ingest, and again once its file changes', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-mapping-'));
+    try {
+      const file = path.join(dir, 'vendor.json');
+      await fs.writeFile(
+        file,
+        JSON.stringify({ optionSymbol: 'Symbol', quoteTime: '16:00', sessionDate: 'Day' }),
+      );
+      const first = await loadOptionMapping(file);
+      expect(await loadOptionMapping(file)).toBe(first);
+      expect(await loadOptionMapping('optionsdx')).toBe(await loadOptionMapping('optionsdx'));
+      await fs.writeFile(
+        file,
+        JSON.stringify({ optionSymbol: 'OSI', quoteTime: '15:45', sessionDate: 'Day' }),
+      );
+      expect(await loadOptionMapping(file)).toMatchObject({ optionSymbol: 'OSI', quoteTime: '15:45' });
+      await fs.rm(file);
+      await expect(loadOptionMapping(file)).rejects.toThrow(UsageError);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -184,7 +184,7 @@ describe('lean-option-universe', () => {
     try {
       const spy: { symbol: string; greeksUnits?: string } = { symbol: 'SPY' };
       const result = await stageFiles(sql, [split], 'lean-option-universe', spy);
-      expect(result.files[0]!.quality.greeksUnits).toBe('store (the format)');
+      expect(result.files[0]!.quality?.greeksUnits).toBe('store (the format)');
     } finally {
       sql.close();
     }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStaged, type StageFilesResult, stageFiles } from '../../src/ingest/ingest.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -335,6 +335,74 @@ describe('thetadata (v3 EOD report at 17:15 ET, `created`; open interest publish
   });
 });
 
+describe('thetadata-greeks (v3 Greeks EOD from the 17:15 ET report, known at underlying_timestamp)', () => {
+  let result: Awaited<ReturnType<typeof ingest>>;
+  beforeAll(async () => {
+    result = await ingest('thetadata-greeks', vendorFile('thetadata_greeks_eod_SPY_20240116.csv'), {
+      mapping: 'thetadata-greeks',
+    });
+  });
+  afterAll(() => result.store.close());
+
+  it('stages the report with IV a fraction, theta per day and vega per point, all known at 17:15 ET', () => {
+    const q = Date.parse('2024-01-16T17:15:18.701-05:00') / 1000;
+    const common = {
+      underlying: 'SPY',
+      session_date: '2024-01-16',
+      quote_time: q,
+      volume_time: q,
+      underlying_price: 474.93,
+    };
+    expect(result.quotes).toEqual([
+      {
+        option_symbol: 'SPY240119C00477000',
+        ...common,
+        bid: 1.26,
+        ask: 1.27,
+        bid_size: 306,
+        ask_size: 1,
+        last: 1.26,
+        volume: 43870,
+        iv: 0.1196,
+        delta: 0.3611,
+        gamma: 0.0732,
+        theta: -0.3483,
+        vega: 0.159689,
+      },
+      {
+        option_symbol: 'SPY240119P00477000',
+        ...common,
+        bid: 2.96,
+        ask: 3,
+        bid_size: 306,
+        ask_size: 112,
+        last: 2.9,
+        volume: 13740,
+        iv: 0.1107,
+        delta: -0.6497,
+        gamma: 0.0783,
+        theta: -0.251,
+        vega: 0.157924,
+      },
+    ]);
+    expect(result.oi).toEqual([]);
+    expect(result.staged.files[0]!.quality).toMatchObject({ rows: 2, greeksUnits: 'as mapped' });
+  });
+
+  it('answers the current chain with the vendor’s Greeks from 17:15 ET on, and nothing before', async () => {
+    const after = await result.store
+      .at('2024-01-16T17:16:00-05:00')
+      .options.chain('SPY', { expiration: '2024-01-19', side: 'call' });
+    expect(after.columns.iv).toEqual([0.1196]);
+    expect(after.columns.vega).toEqual([0.159689]);
+    expect(after.columns.updated).toEqual([Date.parse('2024-01-16T17:15:18.701-05:00') / 1000]);
+    const before = await result.store
+      .at('2024-01-16T17:00:00-05:00')
+      .options.chain('SPY', { expiration: '2024-01-19', side: 'call' });
+    expect(before.length).toBe(0);
+  });
+});
+
 describe('cboe-intervals (1-minute NBBO snapshots at quote_datetime; start-of-day open interest)', () => {
   let result: Awaited<ReturnType<typeof ingest>>;
   beforeAll(async () => {
@@ -538,5 +606,145 @@ describe('databento-statistics (OPRA statistics CSV: open interest of the sessio
       },
     ]);
     expect(result.staged.files[0]).toMatchObject({ sourceRows: 3, rejected: 0 });
+  });
+});
+
+describe('databento-definition (OPRA definition CSV: contract terms and size, listed from ts_recv)', () => {
+  let storeDir: string;
+  let staged: StageFilesResult;
+  let store: Store;
+  beforeAll(async () => {
+    storeDir = path.join(dir, 'databento-definition');
+    // As a user would: the definitions first, then each quotes and statistics export, one ingest each.
+    const run = async (file: string, mapping: string) => {
+      const tx = await WriteTransaction.begin(storeDir, { create: true });
+      const result = await stageFiles(tx.sql, [vendorFile(file)], 'csv', { mapping });
+      await commitStaged(tx, result);
+      return result;
+    };
+    staged = await run('opra-pillar-20240315.definition.csv', 'databento-definition');
+    await run('opra-pillar-20240315.cbbo-1m.csv', 'databento');
+    await run('opra-pillar-20240315.adjusted.cbbo-1m.csv', 'databento');
+    await run('opra-pillar-20240315.statistics.csv', 'databento-statistics');
+    store = await openStore(storeDir, { threads: 1 });
+  });
+  afterAll(() => store?.close());
+
+  it('lists each contract from its first definition’s session, nonstandard when its size is not 100', async () => {
+    expect(staged.files[0]).toMatchObject({ sourceRows: 4, rejected: 0, rows: {} });
+    const contracts = await storeInternals(store).reader.sql.all<Record<string, unknown>>(
+      `SELECT option_symbol, underlying, CAST(first_traded AS VARCHAR) AS first_traded, nonstandard
+       FROM contracts ORDER BY option_symbol`,
+    );
+    expect(contracts).toEqual([
+      {
+        option_symbol: 'SPY240419C00500000',
+        underlying: 'SPY',
+        first_traded: '2024-03-14',
+        nonstandard: false,
+      },
+      {
+        option_symbol: 'SPY240419C00505000',
+        underlying: 'SPY',
+        first_traded: '2024-03-15',
+        nonstandard: true,
+      },
+      {
+        option_symbol: 'SPY240419P00500000',
+        underlying: 'SPY',
+        first_traded: '2024-03-15',
+        nonstandard: false,
+      },
+    ]);
+  });
+
+  it('answers the dated chain with the vendor’s listing date, and leaves the size-10 contract to nonstandard=true', async () => {
+    const dated = await store.request('/v1/options/chain/SPY/?date=2024-03-15&expiration=all');
+    expect(dated.status).toBe(200);
+    const body = JSON.parse(dated.body);
+    expect(body).toEqual({
+      s: 'ok',
+      optionSymbol: ['SPY240419C00500000'],
+      underlying: ['SPY'],
+      expiration: [at('2024-04-19T16:00:00-04:00')],
+      side: ['call'],
+      strike: [500],
+      firstTraded: [at('2024-03-14T09:30:00-04:00')],
+      dte: [35],
+      updated: [at('2024-03-15T15:46:00-04:00')],
+      bid: [5.1],
+      bidSize: [10],
+      mid: [5.15],
+      ask: [5.2],
+      askSize: [25],
+      last: [null],
+      openInterest: [1520],
+      volume: [null],
+      inTheMoney: [null],
+      intrinsicValue: [null],
+      extrinsicValue: [null],
+      underlyingPrice: [null],
+      iv: [null],
+      delta: [null],
+      gamma: [null],
+      theta: [null],
+      vega: [null],
+    });
+    const all = await store.request('/v1/options/chain/SPY/?date=2024-03-15&expiration=all&nonstandard=true');
+    expect(JSON.parse(all.body).optionSymbol).toEqual(['SPY240419C00500000', 'SPY240419C00505000']);
+  });
+
+  it('marks a contract already quoted nonstandard when its definition comes after its quotes', async () => {
+    const later = path.join(dir, 'databento-definition-later');
+    for (const [file, mapping] of [
+      ['opra-pillar-20240315.adjusted.cbbo-1m.csv', 'databento'],
+      ['opra-pillar-20240315.cbbo-1m.csv', 'databento'],
+      ['opra-pillar-20240315.definition.csv', 'databento-definition'],
+    ] as const) {
+      const tx = await WriteTransaction.begin(later, { create: true });
+      await commitStaged(tx, await stageFiles(tx.sql, [vendorFile(file)], 'csv', { mapping }));
+    }
+    const reopened = await openStore(later, { threads: 1 });
+    try {
+      const contracts = await storeInternals(reopened).reader.sql.all<Record<string, unknown>>(
+        `SELECT option_symbol, CAST(first_traded AS VARCHAR) AS first_traded, nonstandard
+         FROM contracts ORDER BY option_symbol`,
+      );
+      expect(contracts).toEqual([
+        { option_symbol: 'SPY240419C00500000', first_traded: '2024-03-14', nonstandard: false },
+        { option_symbol: 'SPY240419C00505000', first_traded: '2024-03-15', nonstandard: true },
+        { option_symbol: 'SPY240419P00500000', first_traded: '2024-03-15', nonstandard: false },
+      ]);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('refuses a row that states no contract, with its line', async () => {
+    const file = path.join(dir, 'bad.definition.csv');
+    await fs.writeFile(
+      file,
+      [
+        'ts_recv,instrument_class,unit_of_measure_qty,symbol',
+        '2024-03-15T10:30:00.000000000Z,C,100.000000000,SPY   240419C00500000',
+        '2024-03-15T10:30:00.000000000Z,C,100.000000000,SPY 500 CALL',
+        '2024-03-15T10:30:00.000000000Z,P,many,SPY   240419P00500000',
+        '2024-03-15T10:30:00.000000000Z,P,0,SPY   240419P00505000',
+      ].join('\n'),
+    );
+    const tx = await WriteTransaction.begin(path.join(dir, 'bad-definition'), { create: true });
+    try {
+      const result = await stageFiles(tx.sql, [file], 'csv', {
+        mapping: 'databento-definition',
+        skipInvalid: true,
+      });
+      expect(result.rejects.map((r) => [r.line, r.reason])).toEqual([
+        [3, 'invalid OCC symbol: SPY500CALL'],
+        [4, 'wrong type: unit_of_measure_qty "many" is not a number'],
+        [5, 'multiplier 0.0 is not above 0'],
+      ]);
+    } finally {
+      await tx.abort();
+    }
   });
 });

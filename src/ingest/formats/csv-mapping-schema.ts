@@ -98,6 +98,11 @@ export const OptionMappingSchema = z
     strike: Column.optional(),
     ...SideFields.shape,
     underlyingPrice: Column.optional(),
+    /**
+     * The contract's multiplier (units of the underlying per contract): each row then also states its
+     * contract, listed by the row's session and nonstandard (adjusted) when the multiplier is not 100.
+     */
+    multiplier: Column.optional(),
     lastZeroIsNoTrade: z.boolean().default(false),
     /** Only rows whose column holds one of these values are read (Databento statistics: `stat_type` 9). */
     where: z
@@ -148,10 +153,25 @@ export type OptionMapping = z.output<typeof OptionMappingSchema>;
 const sideOf = (prefix: string, columns: Readonly<Record<string, string>>) =>
   Object.fromEntries(Object.entries(columns).map(([field, column]) => [field, `${prefix}${column}`]));
 
-/** ThetaData's `right` column, as both its reports (EOD and open interest) spell it. */
-const THETADATA_SIDE = {
-  column: 'right',
-  values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+/** ThetaData's contract columns, as its reports (EOD, Greeks EOD, open interest) spell them. */
+const THETADATA_CONTRACT = {
+  root: 'symbol',
+  expiration: 'expiration',
+  strike: 'strike',
+  side: {
+    column: 'right',
+    values: { CALL: 'call', PUT: 'put', call: 'call', put: 'put', C: 'call', P: 'put' },
+  },
+} as const;
+
+/** The 17:15 ET report's quote and trade columns, in its EOD and Greeks EOD reports alike. */
+const THETADATA_REPORT = {
+  last: 'close',
+  volume: 'volume',
+  bid: 'bid',
+  ask: 'ask',
+  bidSize: 'bid_size',
+  askSize: 'ask_size',
 } as const;
 
 /**
@@ -169,6 +189,13 @@ const THETADATA_SIDE = {
  *   consolidated BBO per contract and minute, known at `ts_recv` (UTC), the contract its OSI `symbol`.
  * - `databento-statistics`: OPRA `statistics` CSV exports: the open interest rows (`stat_type` 9), each the
  *   figure of the session `ts_ref` names, published when Databento received it (`ts_recv`).
+ * - `databento-definition`: OPRA `definition` CSV exports: one row per option and day, its terms in its OSI
+ *   `symbol` and its contract size in `unit_of_measure_qty`; each row lists its contract from the session
+ *   of `ts_recv` (the morning definition), nonstandard when the size is not 100. No quotes.
+ * - `thetadata-greeks`: the v3 option Greeks EOD report (`symbol,expiration,strike,right,timestamp,…,delta,
+ *   theta,vega,…,implied_vol,iv_error,underlying_timestamp,underlying_price`), computed from the 17:15 ET
+ *   report's closing prices: every field known at `underlying_timestamp` (the report's underlying stamp);
+ *   vega printed per 1.00 of volatility ("Rho & Vega must be divided by 100"), theta per day, IV a fraction.
  * - `thetadata-oi`: the v3 open-interest report (`symbol,expiration,strike,right,timestamp,open_interest`),
  *   the previous session's figure, published 06:30 ET.
  * - `optionsdx`: one row per strike and quote time with the call's (`C_…`) and the put's (`P_…`) columns,
@@ -231,23 +258,23 @@ export const OPTION_PRESETS = {
     },
   },
   thetadata: {
-    root: 'symbol',
-    expiration: 'expiration',
-    strike: 'strike',
-    side: THETADATA_SIDE,
+    ...THETADATA_CONTRACT,
     quoteTime: { column: 'created', format: '%Y-%m-%dT%H:%M:%S.%g' },
-    last: 'close',
-    volume: 'volume',
-    bid: 'bid',
-    ask: 'ask',
-    bidSize: 'bid_size',
-    askSize: 'ask_size',
+    ...THETADATA_REPORT,
+  },
+  'thetadata-greeks': {
+    ...THETADATA_CONTRACT,
+    quoteTime: { column: 'underlying_timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
+    ...THETADATA_REPORT,
+    underlyingPrice: 'underlying_price',
+    iv: 'implied_vol',
+    delta: 'delta',
+    gamma: 'gamma',
+    theta: 'theta',
+    vega: { column: 'vega', scale: 0.01 },
   },
   'thetadata-oi': {
-    root: 'symbol',
-    expiration: 'expiration',
-    strike: 'strike',
-    side: THETADATA_SIDE,
+    ...THETADATA_CONTRACT,
     quoteTime: { column: 'timestamp', format: '%Y-%m-%dT%H:%M:%S.%g' },
     openInterest: { column: 'open_interest', settled: 'previous', publishedFromOpen: -180 },
     quotes: false,
@@ -293,6 +320,14 @@ export const OPTION_PRESETS = {
     },
     quotes: false,
   },
+  'databento-definition': {
+    optionSymbol: 'symbol',
+    quoteTime: { column: 'ts_recv', format: '%Y-%m-%dT%H:%M:%S.%nZ' },
+    timeZone: 'UTC',
+    where: { column: 'instrument_class', equals: ['C', 'P'] },
+    multiplier: 'unit_of_measure_qty',
+    quotes: false,
+  },
 } as const satisfies Record<string, z.input<typeof OptionMappingSchema>>;
 
 /** A preset name of `OPTION_PRESETS`. */
@@ -307,6 +342,14 @@ export function parseOptionMapping(value: unknown, source = 'mapping'): OptionMa
 }
 
 /**
+ * Mappings already read and validated, by the `mapping` option, with the file's modification time and
+ * size (empty for a preset or inline JSON): an ingest of many files reads and validates its mapping once,
+ * while an edited mapping file is read again. Kept to the last few.
+ */
+const loaded = new Map<string, { readonly stamp: string; readonly mapping: OptionMapping }>();
+const LOADED_KEPT = 16;
+
+/**
  * The mapping of the `mapping` option: a preset name (`optionsdx`), inline JSON (starting with `{`) or the
  * path of a JSON file. A JSON mapping with a `preset` key starts from that preset, its other keys winning.
  */
@@ -314,10 +357,23 @@ export async function loadOptionMapping(mapping: string | undefined): Promise<Op
   if (mapping === undefined) {
     throw new UsageError(`format csv needs --mapping <file.json> or a preset (${presetNames()})`);
   }
+  const inline = mapping.trimStart().startsWith('{');
+  const file = !inline && !Object.hasOwn(OPTION_PRESETS, mapping);
+  const stat = file ? await fs.stat(mapping).catch(() => undefined) : undefined;
+  const stamp = stat === undefined ? '' : `${stat.mtimeMs}:${stat.size}`;
+  const known = loaded.get(mapping);
+  if (known !== undefined && known.stamp === stamp && (stat !== undefined || !file)) return known.mapping;
+  const read = await readOptionMapping(mapping, inline);
+  loaded.delete(mapping);
+  loaded.set(mapping, { stamp, mapping: read });
+  if (loaded.size > LOADED_KEPT) loaded.delete(loaded.keys().next().value!);
+  return read;
+}
+
+async function readOptionMapping(mapping: string, inline: boolean): Promise<OptionMapping> {
   if (Object.hasOwn(OPTION_PRESETS, mapping)) {
     return parseOptionMapping(OPTION_PRESETS[mapping as OptionPreset], mapping);
   }
-  const inline = mapping.trimStart().startsWith('{');
   const source = inline ? '(inline)' : mapping;
   let text = mapping;
   if (!inline) {

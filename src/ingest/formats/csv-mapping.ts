@@ -26,10 +26,15 @@
  * 1/10000 dollars has 10000) unless the field gives its own `scale` (a factor). `lastZeroIsNoTrade` stores
  * a `last` of 0 on a row without volume as NULL. IV and Greeks beyond the store's DECIMAL(10,6)
  * (|x| ≥ 10000) are stored as NULL. A Saturday expiration becomes the session before it.
+ * - `multiplier`: each row also states its contract to the commit (`WriteTransaction.CONTRACT_HINTS`):
+ *   listed by the row's session, nonstandard when the multiplier is not 100 (a vendor's definitions file,
+ *   with `"quotes": false`, states only that).
  */
 import { IngestError, UsageError } from '../../errors.js';
 import { MARKET_ZONE, underlyingOfRoot } from '../../market-time/index.js';
+import { OCC_SYMBOL_SQL_REGEX } from '../../occ/index.js';
 import { quoteIdentifier as q, type SqlSession, type SqlValue } from '../../store/sql.js';
+import { WriteTransaction } from '../../store/writer.js';
 import { insertOpenInterest, SESSIONS_TABLE } from '../calendar-table.js';
 import {
   type CsvCheck,
@@ -39,6 +44,7 @@ import {
   greekSql,
   integerSql,
   occKeyChecks,
+  occPartsSql,
   rawColumn,
   readCsvHeader,
   readCsvInto,
@@ -47,7 +53,13 @@ import {
 } from '../csv-source.js';
 import { GREEKS } from '../greek-units.js';
 import { type ColumnSpec, loadOptionMapping, type OptionMapping } from './csv-mapping-schema.js';
-import { type IngestFormat, type StageOptions, type StageResult, stagingTable } from './types.js';
+import {
+  type IngestFormat,
+  type Reject,
+  type StageOptions,
+  type StageResult,
+  stagingTable,
+} from './types.js';
 
 export {
   loadOptionMapping,
@@ -69,6 +81,7 @@ const SCRATCH = {
   _oi_settled: 'DATE',
   _oi_published: 'TIMESTAMPTZ',
   _keep: 'BOOLEAN',
+  _multiplier: 'DOUBLE',
 };
 
 /** A header name as a mapping names it: BOM, surrounding spaces and one pair of brackets dropped. */
@@ -387,6 +400,33 @@ async function stampCloseTimes(sql: SqlSession, quotes: string, mapping: OptionM
   else if (stamped) await sql.run(`UPDATE ${q(quotes)} SET volume_time = quote_time`);
 }
 
+/**
+ * States each staged row's contract to the commit (`WriteTransaction.CONTRACT_HINTS`): listed by the row's
+ * session, nonstandard when its multiplier is not 100. The rows stating nothing valid are refused here, as
+ * the shared validation never sees a definitions file's rows (they are not quotes): a problem found while
+ * reading, a symbol that is not an OCC symbol, a multiplier not above 0.
+ */
+async function stateContracts(sql: SqlSession, file: string, quotes: string): Promise<Reject[]> {
+  const hints = WriteTransaction.CONTRACT_HINTS;
+  const occ = occPartsSql('option_symbol');
+  const reason = `CASE WHEN _reject IS NOT NULL THEN _reject
+    WHEN option_symbol IS NULL THEN 'missing value: option_symbol'
+    WHEN NOT regexp_full_match(option_symbol, $1) OR ${occ.expiration} IS NULL OR coalesce(${occ.strike} = 0, true)
+      THEN 'invalid OCC symbol: ' || option_symbol
+    WHEN _multiplier <= 0 THEN 'multiplier ' || CAST(_multiplier AS VARCHAR) || ' is not above 0' END`;
+  await sql.run(hints.create);
+  await sql.run(
+    `INSERT INTO ${hints.table} (underlying, option_symbol, first_traded, nonstandard)
+     SELECT underlying, option_symbol, session_date, _multiplier <> 100 FROM ${q(quotes)} WHERE (${reason}) IS NULL`,
+    [OCC_SYMBOL_SQL_REGEX],
+  );
+  const refused = await sql.all<{ line: number; reason: string }>(
+    `SELECT _line AS line, ${reason} AS reason FROM ${q(quotes)} WHERE (${reason}) IS NOT NULL ORDER BY _line`,
+    [OCC_SYMBOL_SQL_REGEX],
+  );
+  return refused.map((row) => ({ file, line: Number(row.line), reason: row.reason }));
+}
+
 async function stage(sql: SqlSession, file: string, options: MappingStageOptions): Promise<StageResult> {
   const mapping = await loadOptionMapping(options.mapping);
   const header: CsvHeader = mapping.header
@@ -399,6 +439,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
   const { session, quote } = timing(reader);
   valueFields(reader, mapping, '');
   reader.price('underlying_price', mapping.underlyingPrice, 'DECIMAL(14,4)');
+  reader.greek('multiplier', mapping.multiplier);
   for (const side of SIDE_NAMES)
     if (mapping.sides !== undefined) valueFields(reader, mapping.sides[side], `${side}_`);
   filterAndStampFields(reader);
@@ -469,6 +510,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
           _oi_settled: column('oi_settled'),
           _oi_published: column('oi_published'),
           _keep: has('keep') ? 'r.keep' : 'true',
+          _multiplier: value('multiplier'),
         },
       },
     );
@@ -477,6 +519,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
     await stampCloseTimes(sql, quotes, mapping);
     if (!has('symbol')) await writeOccSymbols(sql, quotes);
     await remapColumn(sql, quotes, 'underlying', underlyingOfRoot);
+    const refused = mapping.multiplier === undefined ? [] : await stateContracts(sql, file, quotes);
     const oi = mapping.openInterest ?? mapping.sides?.call.openInterest ?? mapping.sides?.put.openInterest;
     if (typeof oi === 'object' && 'settledOn' in oi) {
       await sql.run(
@@ -503,7 +546,7 @@ async function stage(sql: SqlSession, file: string, options: MappingStageOptions
     const greeks = GREEKS.some((g) => has(g) || has(`call_${g}`) || has(`put_${g}`));
     return {
       rows: read.records + read.malformed.length,
-      rejects: read.malformed,
+      rejects: [...read.malformed, ...refused],
       ...(greeks ? { greeksUnits: 'as mapped' } : {}),
     };
   } finally {

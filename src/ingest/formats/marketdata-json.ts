@@ -13,15 +13,18 @@
  * ("arrays of unequal length"); with `skipInvalid` the arrays whose length differs from `optionSymbol`'s
  * are ignored instead (reported as a file-level reject) and the rows are staged from the others. The
  * underlying is `underlying` (or the symbol's root) through `underlyingOfRoot`; `side` and `strike`, when
- * present, must agree with the OCC symbol. `mid`, `dte`, `expiration`, `firstTraded`, `inTheMoney`,
- * `intrinsicValue` and `extrinsicValue` are derived by the query layer and not kept. IV and Greeks that
- * the store's DECIMAL(10,6) cannot hold (|x| ≥ 10000) are stored as NULL.
+ * present, must agree with the OCC symbol. `firstTraded` (the opening of the contract's first session, as
+ * the service knows it) is a listing hint: the store keeps the earlier of its ET date and the first session
+ * it saw (a mirror of a late range still answers the service's listing date). `mid`, `dte`, `expiration`,
+ * `inTheMoney`, `intrinsicValue` and `extrinsicValue` are derived by the query layer and not kept. IV and
+ * Greeks that the store's DECIMAL(10,6) cannot hold (|x| ≥ 10000) are stored as NULL.
  */
 import { promises as fs } from 'node:fs';
 import { IngestError } from '../../errors.js';
 import { isSession, previousSession, toEtDate, underlyingOfRoot } from '../../market-time/index.js';
 import { tryParseOccSymbol } from '../../occ/index.js';
 import { quoteIdentifier as q, type SqlSession } from '../../store/sql.js';
+import { WriteTransaction } from '../../store/writer.js';
 import { insertOpenInterest } from '../calendar-table.js';
 import {
   type IngestFormat,
@@ -107,12 +110,23 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     if (problem !== undefined) column('_reject')[i] = problem;
   }
   const quotes = stagingTable(options, 'option_quotes');
-  await sql.run(`ALTER TABLE ${q(quotes)} ADD COLUMN _oi BIGINT`);
+  const hints = WriteTransaction.CONTRACT_HINTS;
+  await sql.run(
+    `ALTER TABLE ${q(quotes)} ADD COLUMN _oi BIGINT; ALTER TABLE ${q(quotes)} ADD COLUMN _listed DATE`,
+  );
   try {
     await appendByName(sql, quotes, out);
     await insertOpenInterest(sql, stagingTable(options, 'open_interest'), quotes, '_oi', 'previous');
+    if (out['_listed'] !== undefined) {
+      await sql.run(
+        `${hints.create}; INSERT INTO ${hints.table} (underlying, option_symbol, first_traded)
+         SELECT underlying, option_symbol, _listed FROM ${q(quotes)} WHERE _listed IS NOT NULL AND _reject IS NULL`,
+      );
+    }
   } finally {
-    await sql.run(`ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS _oi`);
+    await sql.run(
+      `ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS _oi; ALTER TABLE ${q(quotes)} DROP COLUMN IF EXISTS _listed`,
+    );
   }
   return { rows, rejects };
 }
@@ -157,6 +171,21 @@ function stageRow(
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       note(`updated ${describe(updated)} is outside the calendar`);
+    }
+  }
+
+  const listed = array('firstTraded')?.[i];
+  if (listed !== undefined && listed !== null) {
+    const opening = instantOf(listed);
+    if (opening === undefined)
+      note(`wrong type: firstTraded ${describe(listed)} is not a unix time or timestamp`);
+    else {
+      try {
+        column('_listed')[i] = toEtDate(opening);
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        note(`firstTraded ${describe(listed)} is outside the calendar`);
+      }
     }
   }
 
