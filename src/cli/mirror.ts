@@ -391,7 +391,7 @@ async function contractsOn(client: Client, underlying: string, session: string):
   const strikes = await client.options.strikes(underlying, { date: session });
   let count = 0;
   for (const [key, values] of Object.entries(strikes.columns)) {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(key)) count += 2 * values.length;
+    if (isIsoDate(key)) count += 2 * values.length;
   }
   return count;
 }
