@@ -5,7 +5,7 @@
  * of rows times the typed face against the endpoint function it calls, for a whole SPY chain.
  */
 import { join } from 'node:path';
-import { openStore } from '../src/library/store.js';
+import { openStore, storeInternals } from '../src/library/store.js';
 import { etWallToSeconds, sessionsBetween } from '../src/market-time/index.js';
 import { currentAsOf } from '../src/pit/as-of.js';
 import { chain } from '../src/query/endpoints/options-chain.js';
@@ -128,7 +128,7 @@ export default defineBenchmark({
         const started = performance.now();
         for (const T of instants) {
           await chain.run({
-            sql: store.reader.sql,
+            sql: storeInternals(store).reader.sql,
             cache,
             nowSeconds: T,
             path: { underlying: 'SPY' },

@@ -124,6 +124,7 @@ function components(edges: readonly ImportEdge[]): string[][] {
  */
 export const LAYERS: Readonly<Record<string, number>> = {
   'errors.ts': 0,
+  'csv.ts': 0,
   'market-time': 1,
   occ: 1,
   pit: 2,

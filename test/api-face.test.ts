@@ -9,12 +9,10 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { MarketDataError } from '../src/errors.js';
 import { openStore, type Store } from '../src/library/store.js';
-import { ensureBuilt, runCommand } from './helpers/build.js';
-import { REPO_ROOT } from './helpers/paths.js';
+import { ensureBuilt, runCli } from './helpers/build.js';
 import { sharedPath, withData } from './helpers/shared-data.js';
 import { example, shapeMismatches } from './query/helpers/shape.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const NOW = '2018-03-01T12:00:00-05:00';
 const GREEKS = ['iv', 'delta', 'gamma', 'theta', 'vega'];
 // HistoricalOptionData files carry no bid/ask sizes.
@@ -31,7 +29,7 @@ let dir: string;
 let store: Store;
 
 async function cli(...args: string[]) {
-  return runCommand(process.execPath, [BIN, ...args], { timeoutMs: 120_000 });
+  return runCli(args, { timeoutMs: 120_000 });
 }
 
 beforeAll(async () => {

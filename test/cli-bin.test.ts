@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCommand } from './helpers/build.js';
+import { CLI_BIN, ensureBuilt, runCommand } from './helpers/build.js';
 import { REPO_ROOT } from './helpers/paths.js';
 
 const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -24,7 +24,7 @@ describe('the built pitchain bin', () => {
   beforeAll(ensureBuilt);
 
   it('is a node script at the path package.json names', async () => {
-    expect(BIN).toBe('dist/cli/bin.js');
+    expect(join(REPO_ROOT, BIN)).toBe(CLI_BIN);
     expect((await readFile(join(REPO_ROOT, BIN), 'utf8')).split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 

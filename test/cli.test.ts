@@ -7,13 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../src/store/manifest.js';
-import { ensureBuilt, runCommand } from './helpers/build.js';
+import { ensureBuilt, runCli } from './helpers/build.js';
 import { REPO_ROOT } from './helpers/paths.js';
 import { sharedPath } from './helpers/shared-data.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const BAD = path.join(REPO_ROOT, 'test/fixtures/ingest/hod_l2_rejects.csv');
-const cli = (...args: string[]) => runCommand(process.execPath, [BIN, ...args], { timeoutMs: 120_000 });
+const cli = (...args: string[]) => runCli(args, { timeoutMs: 120_000 });
 
 let dir: string;
 beforeAll(async () => {
@@ -111,8 +110,7 @@ describe('pitchain ingest', () => {
     const cwd = await fs.mkdtemp(path.join(dir, 'cwd-'));
     const file = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
     const args = ['ingest', '--store', store, '--format', 'hod'];
-    const run = (...more: string[]) =>
-      runCommand(process.execPath, [BIN, ...args, ...more], { cwd, timeoutMs: 120_000 });
+    const run = (...more: string[]) => runCli([...args, ...more], { cwd, timeoutMs: 120_000 });
     const bad = await run('--memory-limit', 'lots', file);
     expect([bad.code, bad.stderr]).toEqual([
       2,

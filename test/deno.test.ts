@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/library/store.js';
-import { ensureBuilt, runCommand } from './helpers/build.js';
+import { CLI_BIN, ensureBuilt, runCommand } from './helpers/build.js';
 import { REPO_ROOT } from './helpers/paths.js';
 
 const DENO = join(REPO_ROOT, 'node_modules', '.bin', 'deno');
@@ -44,7 +44,7 @@ describe('the built package under Deno', () => {
         'run',
         '--allow-all',
         ...FLAGS,
-        'dist/cli/bin.js',
+        CLI_BIN,
         'serve',
         '--store',
         'data/sample',

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { readManifest } from '../src/store/manifest.js';
-import { ensureBuilt, runCommand } from './helpers/build.js';
+import { ensureBuilt, runCli } from './helpers/build.js';
 import { REPO_ROOT } from './helpers/paths.js';
 
 let dir: string | undefined;
@@ -18,14 +18,10 @@ afterAll(async () => {
 it('regenerates data/sample with the same data version and identical files', async () => {
   await ensureBuilt();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-sample-'));
-  const result = await runCommand(
-    process.execPath,
-    [path.join(REPO_ROOT, 'dist/cli/bin.js'), 'generate', '--store', dir],
-    {
-      env: { ...process.env, SOURCE_DATE_EPOCH: '1609459200' },
-      timeoutMs: 300_000,
-    },
-  );
+  const result = await runCli(['generate', '--store', dir], {
+    env: { ...process.env, SOURCE_DATE_EPOCH: '1609459200' },
+    timeoutMs: 300_000,
+  });
   expect(result.code, result.stderr).toBe(0);
   const committed = (await readManifest(path.join(REPO_ROOT, 'data/sample')))!;
   const regenerated = (await readManifest(dir))!;

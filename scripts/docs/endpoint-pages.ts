@@ -12,8 +12,8 @@ import type { z } from 'zod';
 import { type Account, LOCAL_ACCOUNT } from '../../src/billing/accounts.js';
 import { creditsFor } from '../../src/billing/credits.js';
 import { type Ask, marketFunctions, optionFunctions, stockFunctions } from '../../src/library/face.js';
-import { openStore, type Store } from '../../src/library/store.js';
-import { fixedClock, formatInstant } from '../../src/market-time/index.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { fixedClock, formatInstant, isIsoDate } from '../../src/market-time/index.js';
 import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { ENDPOINTS } from '../../src/query/endpoints/index.js';
 import { isOptionAnswer } from '../../src/query/endpoints/option-answer.js';
@@ -172,7 +172,7 @@ async function runExample(
 ): Promise<Run> {
   const service = () =>
     new Api({
-      sql: store.reader.sql,
+      sql: storeInternals(store).reader.sql,
       cache: new StoreCache(() => store.dataVersion),
       endpoints: ENDPOINTS,
       clock: fixedClock(nowSeconds),
@@ -446,7 +446,7 @@ function seenFields(key: string, runs: readonly Run[], problems: string[]): Seen
 
 /** A field read from a JSON body: date keys (strikes) and echoed headers stand for their kind of key. */
 function jsonField(page: string, name: string, value: unknown): SeenField {
-  const key = page === '/headers/' ? '<header name>' : /^\d{4}-\d{2}-\d{2}$/.test(name) ? 'YYYY-MM-DD' : name;
+  const key = page === '/headers/' ? '<header name>' : isIsoDate(name) ? 'YYYY-MM-DD' : name;
   const scalar = !Array.isArray(value);
   const sample = Array.isArray(value) ? value[0] : value;
   return { key, kind: typeof sample === 'number' ? 'number' : typeof sample, scalar };

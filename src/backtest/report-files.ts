@@ -9,6 +9,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { csvField } from '../csv.js';
 import { UsageError } from '../errors.js';
 import { formatEtTimestamp } from '../market-time/index.js';
 import { type RoundTrip, type RoundTripTrade, roundTripsOf } from './round-trips.js';
@@ -107,7 +108,7 @@ type Cell = string | number | boolean | null | undefined;
 export function csv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const cell = (value: Cell) => {
     const text = value === null || value === undefined ? '' : String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    return csvField(text);
   };
   return `${[header, ...rows].map((row) => row.map(cell).join(',')).join('\n')}\n`;
 }

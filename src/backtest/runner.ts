@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import type { Store } from '../library/store.js';
-import { sessionsBetween } from '../market-time/index.js';
+import { isIsoDate, sessionsBetween } from '../market-time/index.js';
 import { BacktestRun } from './run.js';
 import type { BacktestOptions, BacktestReport, Strategy } from './types.js';
 
@@ -33,7 +33,7 @@ export async function periodSessions(store: Store, from: string, to: string): Pr
     ['from', from],
     ['to', to],
   ] as const) {
-    if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) {
+    if (typeof date !== 'string' || !isIsoDate(date)) {
       throw new InvalidInputError(`${name} must be a date such as 2020-01-02, not ${JSON.stringify(date)}`);
     }
   }

@@ -5,6 +5,7 @@ import { backtest } from '../backtest/runner.js';
 import type { BacktestOptions, BacktestReport, FillModel, StrategyParameters } from '../backtest/types.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { openStore } from '../library/store.js';
+import { isIsoDate } from '../market-time/index.js';
 import {
   addReportOptions,
   checkReportFlags,
@@ -149,7 +150,7 @@ function optionsOf(flags: Flags): Partial<BacktestOptions> {
     ['from', flags.from],
     ['to', flags.to],
   ] as const) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) {
+    if (!isIsoDate(date)) {
       throw usage(`--${name} takes a date such as 2019-01-02, not '${date}'`);
     }
   }

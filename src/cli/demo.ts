@@ -3,7 +3,7 @@ import { AccountBook } from '../billing/accounts.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_GRACE_MS, listen, type RunningServer } from '../http/index.js';
 import type { ChainParams } from '../library/params.js';
-import { openStore, type Store } from '../library/store.js';
+import { openStore, type Store, storeInternals } from '../library/store.js';
 import { formatEtTimestamp, formatInstant, toEtDate } from '../market-time/index.js';
 import { withoutTokens } from '../service/service.js';
 import { renderTable } from './format.js';
@@ -104,10 +104,9 @@ async function tour(store: Store, storeFlag: string | undefined): Promise<string
   out.push(`   GET ${DATED.target}`);
   out.push(...(await answer(store, DATED)));
   out.push('');
-  const used = store.api.ledger.log.map((e) => `${e.credits}`).join(' + ');
-  out.push(
-    `credits billed to the demo account, as the service would: ${used} = ${store.api.ledger.totalCredits}`,
-  );
+  const { ledger } = storeInternals(store).api;
+  const used = ledger.log.map((e) => `${e.credits}`).join(' + ');
+  out.push(`credits billed to the demo account, as the service would: ${used} = ${ledger.totalCredits}`);
   out.push('(a current chain: 1 per contract; a dated one: 1 per 1,000 contracts)');
   return out;
 }
@@ -134,7 +133,7 @@ async function answer(store: Store, question: Question): Promise<string[]> {
   const response = await store.request(question.target, { token: DEMO_TOKEN });
   if (response.status >= 300) return [`   ${response.status} ${response.body}`];
   const body = JSON.parse(response.body) as Record<string, unknown[]>;
-  const clock = store.api.readNow(undefined)!;
+  const clock = storeInternals(store).api.readNow(undefined)!;
   const typed = await store.options.chain('SPY', question.params);
   const lines: string[] = [];
   const updated = unique(body['updated'] as number[]);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { canonicalFormatOf, exportCanonical } from '../ingest/formats/canonical.js';
+import { isIsoDate } from '../market-time/index.js';
 import { TABLE_PARTITIONS, TABLES, type TableName } from '../store/schema.js';
 import { quoteIdentifier as q } from '../store/sql.js';
 import { StoreReader } from '../store/store.js';
@@ -15,8 +16,6 @@ type ExportFlags = {
   from?: string;
   to?: string;
 };
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** `pitchain export`: writes one canonical table (or a slice of it) as Parquet or Arrow, re-ingestable as is. */
 export function registerExport(program: Command): void {
@@ -54,7 +53,7 @@ export function registerExport(program: Command): void {
         ['from', flags.from],
         ['to', flags.to],
       ] as const) {
-        if (value !== undefined && !DATE.test(value))
+        if (value !== undefined && !isIsoDate(value))
           throw new UsageError(`--${name} must be YYYY-MM-DD, not '${value}'`);
       }
       const columns = new Set(TABLES[table].map((c) => c.name));

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { csvField } from '../csv.js';
 import { UsageError } from '../errors.js';
 import { formatNamed, ingestFormats, type Reject } from '../ingest/formats/index.js';
 import { parseGreeksUnits } from '../ingest/greek-units.js';
@@ -188,8 +189,7 @@ export function registerIngest(program: Command): void {
 }
 
 async function writeRejects(file: string, rejects: readonly Reject[]): Promise<void> {
-  const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = rejects.map((r) => [cell(r.file), r.line ?? '', cell(r.reason)].join(','));
+  const lines = rejects.map((r) => [csvField(r.file), r.line ?? '', csvField(r.reason)].join(','));
   await fs.writeFile(file, `file,line,reason\n${lines.join('\n')}\n`);
 }
 

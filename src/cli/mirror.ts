@@ -20,8 +20,8 @@ import { commitStaged, stageFiles } from '../ingest/ingest.js';
 import { type DataQuality, measureStoredQuality } from '../ingest/quality.js';
 import type { AnyParams } from '../library/params.js';
 import type { QueryResult } from '../library/result.js';
-import { openStore } from '../library/store.js';
-import { toEtDate } from '../market-time/index.js';
+import { openStore, storeInternals } from '../library/store.js';
+import { isIsoDate, toEtDate } from '../market-time/index.js';
 import { readManifest } from '../store/manifest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, indent, renderTable } from './format.js';
@@ -231,7 +231,7 @@ export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
 async function measureRange(options: MirrorOptions): Promise<DataQuality> {
   const store = await openStore(options.store, { threads: 1 });
   try {
-    return await measureStoredQuality(store.reader.sql, options);
+    return await measureStoredQuality(storeInternals(store).reader.sql, options);
   } finally {
     store.close();
   }
@@ -391,7 +391,7 @@ async function contractsOn(client: Client, underlying: string, session: string):
   const strikes = await client.options.strikes(underlying, { date: session });
   let count = 0;
   for (const [key, values] of Object.entries(strikes.columns)) {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(key)) count += 2 * values.length;
+    if (isIsoDate(key)) count += 2 * values.length;
   }
   return count;
 }
@@ -498,8 +498,6 @@ type MirrorFlags = {
   concurrency: string;
 };
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** `pitchain mirror`: the service's history into a store, within a credit budget. */
 export function registerMirror(program: Command): void {
   program
@@ -584,7 +582,7 @@ function mirrorOptionsFrom(flags: MirrorFlags): Omit<MirrorOptions, 'signal' | '
     ['--from', flags.from],
     ['--to', flags.to],
   ] as const) {
-    if (!DATE.test(value) || Number.isNaN(Date.parse(value))) {
+    if (!isIsoDate(value)) {
       throw new UsageError(`${name} must be a date YYYY-MM-DD, not '${value}' (${example})`);
     }
   }

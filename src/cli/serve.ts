@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { DEFAULT_GRACE_MS, listen } from '../http/index.js';
-import { openStore } from '../library/store.js';
+import { openStore, storeInternals } from '../library/store.js';
 import { readLimit } from '../service/limits.js';
 import { DEFAULT_RESPONSE_CACHE_BYTES } from '../service/response-cache.js';
 import { DEFAULT_LIMITS, readInstant, withoutTokens } from '../service/service.js';
@@ -171,7 +171,7 @@ Examples:
       if (
         adminToken !== undefined &&
         flags.accounts !== undefined &&
-        store.api.authenticate(adminToken) !== undefined
+        storeInternals(store).api.authenticate(adminToken) !== undefined
       ) {
         store.close();
         throw new UsageError(
@@ -197,9 +197,9 @@ Examples:
       await untilStopped(server, {
         graceMs: graceSeconds * 1000,
         // Rotation: the operator moved the log away; the next entry starts a new file by its name.
-        onHangup: () => void store.api.ledger.reopen(),
+        onHangup: () => void storeInternals(store).api.ledger.reopen(),
         close: async () => {
-          await store.api.close();
+          await storeInternals(store).api.close();
           store.close();
         },
       });

@@ -5,7 +5,11 @@
 import { creditsFor } from '../billing/credits.js';
 import { MarketDataError } from '../errors.js';
 import type { LookAheadField } from '../pit/policy.js';
+import { MARKET_STATUS_FIELDS } from '../query/endpoints/markets-status.js';
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
+import { CANDLE_FIELDS } from '../query/endpoints/stocks-candles.js';
+import { STOCK_PRICE_FIELDS } from '../query/endpoints/stocks-prices.js';
+import { STOCK_QUOTE_FIELDS } from '../query/endpoints/stocks-quotes.js';
 import { OPTION_COLUMNS } from '../query/options/columns.js';
 import type { Answer, EndpointResult, FieldKind, Mode, NoData } from '../query/types.js';
 import { failureOf } from '../service/errors.js';
@@ -92,30 +96,19 @@ function creditsOf(answer: Answer, cachedHit: boolean): number {
   );
 }
 
-const CANDLE_KEYS = ['t', 'o', 'h', 'l', 'c', 'v'];
+const keysOf = (fields: readonly (readonly [string, ...unknown[]])[]) => fields.map(([key]) => key);
+const CANDLE_KEYS = keysOf(CANDLE_FIELDS);
 
-/** The keys an endpoint's typed columns always have (`params.ts`); lookup and strikes have none. */
+/** The keys an endpoint's typed columns always have, from the endpoints' own lists; lookup and strikes have none. */
 const COLUMN_KEYS: Readonly<Record<string, readonly string[]>> = {
   '/v1/options/chain/': OPTION_COLUMNS.map(({ key }) => key),
   '/v1/options/quotes/': OPTION_COLUMNS.map(({ key }) => key),
   '/v1/options/expirations/': ['expirations'],
   '/v1/stocks/candles/': CANDLE_KEYS,
   '/v1/stocks/bulkcandles/': ['symbol', ...CANDLE_KEYS],
-  '/v1/stocks/quotes/': [
-    'symbol',
-    'ask',
-    'askSize',
-    'bid',
-    'bidSize',
-    'mid',
-    'last',
-    'change',
-    'changepct',
-    'volume',
-    'updated',
-  ],
-  '/v1/stocks/prices/': ['symbol', 'mid', 'change', 'changepct', 'updated'],
-  '/v1/markets/status/': ['date', 'status'],
+  '/v1/stocks/quotes/': keysOf(STOCK_QUOTE_FIELDS),
+  '/v1/stocks/prices/': keysOf(STOCK_PRICE_FIELDS),
+  '/v1/markets/status/': keysOf(MARKET_STATUS_FIELDS),
 };
 
 /** The columns of an endpoint's empty answer: its keys, each with no value. */

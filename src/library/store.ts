@@ -88,6 +88,19 @@ export type ContractTerms = {
 const CONTRACT_TERMS_SQL = `SELECT option_symbol AS symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
   side, CAST(strike AS DOUBLE) AS strike, settlement FROM contracts`;
 
+/**
+ * A store's reader and service, for the project's own code over it (the command line, the endpoint pages,
+ * benches, tests): internals, kept off the public `Store` and not exported from the package root.
+ */
+export type StoreInternals = { readonly reader: StoreReader; readonly api: Api };
+
+let internalsOf: (store: Store) => StoreInternals;
+
+/** The reader and service of an opened store (see {@link StoreInternals}). */
+export function storeInternals(store: Store): StoreInternals {
+  return internalsOf(store);
+}
+
 /** An opened store: read-only, safe beside other readers and one writer. */
 export class Store {
   /** Option chains, quotes, lookup, expirations and strikes, as typed results. */
@@ -97,14 +110,23 @@ export class Store {
   /** Market status by date, as a typed result. */
   readonly markets: MarketFunctions;
 
+  readonly #reader: StoreReader;
+  readonly #api: Api;
+
+  static {
+    internalsOf = (store) => ({ reader: store.#reader, api: store.#api });
+  }
+
   private constructor(
-    readonly reader: StoreReader,
-    readonly api: Api,
+    reader: StoreReader,
+    api: Api,
     private readonly cache: StoreCache,
     private readonly clock: Clock,
     private readonly token: string | undefined,
     private readonly follower: Follower,
   ) {
+    this.#reader = reader;
+    this.#api = api;
     const ask: Ask = (question, options) => this.ask(question, options);
     this.options = optionFunctions(ask);
     this.stocks = stockFunctions(ask);
@@ -157,17 +179,17 @@ export class Store {
 
   /** The data version (content hash) this store answers from. */
   get dataVersion(): string {
-    return this.reader.dataVersion;
+    return this.#reader.dataVersion;
   }
 
   /** Answers `GET <path?query>` exactly as the service would: status, headers, body text, credits. */
   request(target: string, options?: RequestOptions): Promise<ApiResponse> {
-    return this.follower.during(() => this.api.request(target, options));
+    return this.follower.during(() => this.#api.request(target, options));
   }
 
   /** What the store holds: data version, tables, underlyings, sessions, provenance. */
   summary(): Promise<StoreSummary> {
-    return summarizeStore(this.reader);
+    return summarizeStore(this.#reader);
   }
 
   /**
@@ -181,7 +203,7 @@ export class Store {
 
   /** The stock splits the store holds, in ex-date order: on `exDate` one share became `ratio` shares. */
   async splits(): Promise<Split[]> {
-    return this.reader.sql.all<Split>(
+    return this.#reader.sql.all<Split>(
       `SELECT symbol, CAST(ex_date AS VARCHAR) AS "exDate", CAST(ratio AS DOUBLE) AS ratio
        FROM splits ORDER BY ex_date, symbol`,
     );
@@ -207,7 +229,7 @@ export class Store {
       let terms = listed.get(symbol);
       if (terms === undefined) {
         // A root the calendar does not map to its underlying: the store knows.
-        [terms] = await this.reader.sql.all<ContractTerms>(
+        [terms] = await this.#reader.sql.all<ContractTerms>(
           `${CONTRACT_TERMS_SQL} WHERE option_symbol = $symbol`,
           { symbol },
         );
@@ -218,7 +240,7 @@ export class Store {
   }
 
   private async termsOf(underlying: string): Promise<Map<string, ContractTerms>> {
-    const rows = await this.reader.sql.all<ContractTerms>(
+    const rows = await this.#reader.sql.all<ContractTerms>(
       `${CONTRACT_TERMS_SQL} WHERE underlying = $underlying`,
       {
         underlying,
@@ -235,8 +257,8 @@ export class Store {
   /** Releases the store's DuckDB (and its reader lease). */
   close(): void {
     this.follower.close();
-    void this.api.close();
-    this.reader.close();
+    void this.#api.close();
+    this.#reader.close();
   }
 
   /**
@@ -247,7 +269,7 @@ export class Store {
     const T = readInstant(instant, this.clock);
     if (T === undefined) throw invalidInstant(instant);
     return new PointInTimeView(
-      { api: this.api, dataVersion: this.dataVersion, account: this.account(this.token) },
+      { api: this.#api, dataVersion: this.dataVersion, account: this.account(this.token) },
       T,
       parsePolicy(options.policy),
       options.greeks === undefined ? undefined : parseGreeks(options.greeks),
@@ -255,7 +277,7 @@ export class Store {
   }
 
   private account(token: string | undefined): Account {
-    const account = this.api.authenticate(token);
+    const account = this.#api.authenticate(token);
     if (account === undefined) {
       throw new MarketDataError(401, 'Unauthorized. Open the store with a token of its accounts file.');
     }
@@ -266,13 +288,13 @@ export class Store {
     question: Parameters<Ask>[0],
     options: CallOptions = {},
   ): Promise<QueryResult<C>> {
-    const nowSeconds = this.api.readNow(options.now);
+    const nowSeconds = this.#api.readNow(options.now);
     if (nowSeconds === undefined) throw invalidInstant(options.now);
     const account = this.account(options.token ?? this.token);
-    const endpoint = this.api.endpoint(question.service, Object.keys(question.path));
+    const endpoint = this.#api.endpoint(question.service, Object.keys(question.path));
     try {
       const evaluation = await this.follower.during(() =>
-        this.api.evaluate(endpoint, question.path, toQuery(question.params), account, nowSeconds),
+        this.#api.evaluate(endpoint, question.path, toQuery(question.params), account, nowSeconds),
       );
       return toResult<C>(evaluation.result, {
         asOfSeconds: nowSeconds,

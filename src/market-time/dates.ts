@@ -246,6 +246,14 @@ export function resolveRelative(relative: RelativeDate, anchor: ParsedDate): Par
   return instantInRange(shifted.toMillis() / 1000, SHIFT_RANGE, what);
 }
 
+/**
+ * Whether `text` is a calendar date written `YYYY-MM-DD` (a real day: not `2021-02-30`): the one check
+ * for the flags, files and keys that take a plain date.
+ */
+export function isIsoDate(text: string): boolean {
+  return !Number.isNaN(tryDayNumber(text));
+}
+
 /** The Eastern calendar date of a parsed input: the date itself, or the ET date of an instant. */
 export function etDateOf(parsed: ParsedDate): string {
   return parsed.kind === 'date' ? parsed.date : toEtDate(parsed.tsSeconds);

@@ -62,6 +62,7 @@
  *   type RelativeUnit = 'minutes' | 'hours' | 'days' | 'weeks' | 'months' | 'years'
  *   resolveRelative(relative: RelativeDate, anchor: ParsedDate): ParsedDate
  *   etDateOf(parsed: ParsedDate): string                      // a date itself, or the ET date of an instant
+ *   isIsoDate(text: string): boolean                          // a real calendar date written YYYY-MM-DD
  *   toEtDate(tsSeconds: number): string                       // the ET calendar date of an instant
  *   etWallToSeconds(date: string, time: string): number       // 'YYYY-MM-DD', 'HH:MM[:SS]' in ET → epoch seconds
  *   etMidnightSeconds(date: string): number                   // 00:00 ET of a date
@@ -98,6 +99,7 @@ export {
 export { type Clock, fixedClock, systemClock } from './clock.js';
 export {
   etDateOf,
+  isIsoDate,
   type ParsedDate,
   parseDateInput,
   parseDateInputOrRelative,

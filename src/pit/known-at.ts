@@ -7,7 +7,12 @@
 /** The known-at families of an option row. */
 export type KnownAtFamily = 'quote' | 'volume' | 'openInterest' | 'listing';
 
-/** Per option field, the family whose instant says when its value became known. */
+/**
+ * Per option field, the family whose instant says when its value became known. Its keys are exactly the
+ * fields of `OPTION_FIELDS` (`query/options/columns.ts`), which this layer cannot import: `columns.ts`
+ * types it over those fields (a field missing here is a type error) and `test/pit/known-at.test.ts`
+ * refuses, at type-check, a field here that is not one of them.
+ */
 export const OPTION_FIELD_KNOWN_AT = {
   optionSymbol: 'listing',
   underlying: 'listing',

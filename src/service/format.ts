@@ -4,6 +4,7 @@
  * how they are printed happens here, once.
  */
 import { z } from 'zod';
+import { csvField } from '../csv.js';
 import type { ErrorBody } from '../errors.js';
 import { MarketDataError } from '../errors.js';
 import { type DateFormat, etMidnightSeconds, formatInstant } from '../market-time/index.js';
@@ -317,5 +318,5 @@ function formatValue(value: unknown, kind: FieldKind, dateformat: DateFormat | u
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return csvField(text);
 }

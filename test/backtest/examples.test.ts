@@ -1,15 +1,12 @@
 /**
  * The examples in examples/ as users run them: `pitchain backtest <file> --json` on the sample store.
  */
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BacktestReport } from '../../src/backtest/types.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
-const run = (...args: string[]) =>
-  runCommand(process.execPath, [BIN, 'backtest', ...args], { cwd: REPO_ROOT, timeoutMs: 240_000 });
+const run = (...args: string[]) => runCli(['backtest', ...args], { cwd: REPO_ROOT, timeoutMs: 240_000 });
 
 async function report(example: string, from: string, to: string, ...more: string[]): Promise<BacktestReport> {
   const { code, stdout, stderr } = await run(

@@ -9,10 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStrategyModule } from '../../src/backtest/load-strategy.js';
 import { UsageError } from '../../src/errors.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const STORE = path.join(REPO_ROOT, 'data/sample');
 
 const TS = `import { defineStrategy } from 'pitchain';
@@ -89,7 +88,7 @@ describe('loadStrategyModule', () => {
 
 describe('pitchain backtest, from a user project', () => {
   const backtest = (cwd: string, ...args: string[]) =>
-    runCommand(process.execPath, [BIN, 'backtest', ...args], { cwd, timeoutMs: 120_000 });
+    runCli(['backtest', ...args], { cwd, timeoutMs: 120_000 });
 
   it('runs a .ts strategy of a CommonJS project', async () => {
     const { code, stdout, stderr } = await backtest(

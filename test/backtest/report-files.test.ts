@@ -15,13 +15,12 @@ import {
 import { backtest, defineStrategy } from '../../src/backtest/runner.js';
 import type { BacktestReport } from '../../src/backtest/types.js';
 import { openStore, type Store } from '../../src/library/store.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { CLI_BIN, ensureBuilt, runCli, runCommand } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const STRATEGY = 'test/fixtures/strategies/sweep-put.ts';
 const cli = (...args: string[]) =>
-  runCommand(process.execPath, [BIN, 'backtest', STRATEGY, '--store', 'data/sample', ...args], {
+  runCli(['backtest', STRATEGY, '--store', 'data/sample', ...args], {
     cwd: REPO_ROOT,
     timeoutMs: 120_000,
   });
@@ -254,7 +253,7 @@ describe('pitchain backtest --out', () => {
       [
         '--import',
         './test/fixtures/without-plot.mjs',
-        BIN,
+        CLI_BIN,
         'backtest',
         STRATEGY,
         '--store',

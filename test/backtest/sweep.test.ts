@@ -14,7 +14,7 @@ import { combinations, formatSweepTable, parseGrid, sweep, sweepCsv } from '../.
 import type { BacktestOptions } from '../../src/backtest/types.js';
 import { UsageError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/library/store.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const STRATEGY = 'test/fixtures/strategies/sweep-put.ts';
@@ -124,11 +124,7 @@ describe('parseGrid', () => {
 
 describe('pitchain backtest --grid', () => {
   const cli = (...args: string[]) =>
-    runCommand(
-      process.execPath,
-      [path.join(REPO_ROOT, 'dist/cli/bin.js'), 'backtest', STRATEGY, '--store', 'data/sample', ...args],
-      { cwd: REPO_ROOT, timeoutMs: 120_000 },
-    );
+    runCli(['backtest', STRATEGY, '--store', 'data/sample', ...args], { cwd: REPO_ROOT, timeoutMs: 120_000 });
   beforeAll(async () => {
     await ensureBuilt();
   }, 300_000);

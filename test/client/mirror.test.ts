@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
@@ -77,13 +77,13 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 
 /** The rows of a store's tables, and whether any natural key repeats. */
 async function tableFacts(store: Store) {
-  const [quotes] = await store.reader.sql.all<{ rows: number; keys: number }>(
+  const [quotes] = await storeInternals(store).reader.sql.all<{ rows: number; keys: number }>(
     `SELECT count(*)::INTEGER AS rows, count(DISTINCT (option_symbol, session_date, quote_time))::INTEGER AS keys FROM option_quotes`,
   );
-  const [bars] = await store.reader.sql.all<{ rows: number; keys: number }>(
+  const [bars] = await storeInternals(store).reader.sql.all<{ rows: number; keys: number }>(
     `SELECT count(*)::INTEGER AS rows, count(DISTINCT (symbol, resolution, t))::INTEGER AS keys FROM stock_bars`,
   );
-  const sessions = await store.reader.sql.all<{ d: string; u: string }>(
+  const sessions = await storeInternals(store).reader.sql.all<{ d: string; u: string }>(
     `SELECT DISTINCT CAST(session_date AS VARCHAR) AS d, underlying AS u FROM option_quotes ORDER BY d, u`,
   );
   return { quotes, bars, sessions: sessions.map((row) => `${row.d} ${row.u}`) };
@@ -157,7 +157,7 @@ describe('pitchain mirror', () => {
     // The service's dated chains carry each session's closing snapshot (not the store's 15:45 ones).
     const sourceFacts = await withStore(source, async (store) => ({
       ...(await tableFacts(store)),
-      closing: await store.reader.sql.value<number>(
+      closing: await storeInternals(store).reader.sql.value<number>(
         `SELECT count(*)::INTEGER FROM option_quotes q WHERE quote_time =
            (SELECT max(quote_time) FROM option_quotes p WHERE p.session_date = q.session_date)`,
       ),

@@ -16,7 +16,10 @@ const STATE = join(
 );
 const STAMP = join(STATE, 'build-stamp');
 const LOCK = join(STATE, 'build.lock');
-const OUTPUTS = ['dist/index.js', 'dist/cli/bin.js'];
+
+/** The built CLI, as `npx pitchain` runs it (`test/cli-bin.test.ts` checks package.json names it). */
+export const CLI_BIN = join(REPO_ROOT, 'dist/cli/bin.js');
+const OUTPUTS = [join(REPO_ROOT, 'dist/index.js'), CLI_BIN];
 const INPUT_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src'];
 
 /**
@@ -50,7 +53,7 @@ async function isCurrent(): Promise<boolean> {
   const stampMs = await mtimeMs(STAMP);
   if (stampMs === undefined) return false;
   for (const output of OUTPUTS) {
-    if ((await mtimeMs(join(REPO_ROOT, output))) === undefined) return false;
+    if ((await mtimeMs(output)) === undefined) return false;
   }
   return (await newestInputMs()) <= stampMs;
 }
@@ -98,9 +101,6 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-
-/** The built CLI, as `npx pitchain` runs it. */
-export const CLI_BIN = join(REPO_ROOT, 'dist/cli/bin.js');
 
 /** Runs the built CLI (`node dist/cli/bin.js …`); build first with `ensureBuilt`. */
 export function runCli(

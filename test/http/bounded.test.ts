@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type RunningServer } from '../../src/http/index.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const CANDLES = '/v1/stocks/candles/1/SPY/?from=2020-03-02&to=2020-03-13';
@@ -78,7 +78,7 @@ describe('a server with limits', () => {
   });
 
   it('keeps no cache entry for parameters the endpoint does not read, and stays in its byte budget', async () => {
-    const cache = store.api.responseCache;
+    const cache = storeInternals(store).api.responseCache;
     const before = cache.size;
     for (let i = 0; i < 20; i++) {
       const response = await fetch(`${server.url}/v1/options/chain/SPY/?dte=2&side=put&zzz=${i}`);

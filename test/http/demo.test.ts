@@ -7,10 +7,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { CLI_BIN, ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const NOW = '2020-03-16T15:45:00-04:00';
 const ENV = { ...process.env, TZ: 'Asia/Kolkata', NO_COLOR: '1' };
 
@@ -35,7 +34,7 @@ async function served(target: string) {
 
 describe('pitchain demo', () => {
   it('says of each answer what was served, and exits 0 when not in a terminal', async () => {
-    const result = await runCommand(process.execPath, [BIN, 'demo'], { env: ENV, timeoutMs: 120_000 });
+    const result = await runCli(['demo'], { env: ENV, timeoutMs: 120_000 });
     expect([result.code, result.stderr]).toEqual([0, '']);
     const lines = result.stdout.split('\n');
     const said = (start: string) => lines.filter((line) => line.trimStart().startsWith(start));
@@ -82,7 +81,7 @@ describe('pitchain demo', () => {
   }, 150_000);
 
   it('with --serve, serves the sample with the demo account: its curl lines work, Ctrl-C stops it', async () => {
-    const child = spawn(process.execPath, [BIN, 'demo', '--serve', '--port', '0'], {
+    const child = spawn(process.execPath, [CLI_BIN, 'demo', '--serve', '--port', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: ENV,
     });

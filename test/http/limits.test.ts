@@ -10,8 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { getFrom, rawRequest, type ServerProcess, startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
@@ -33,7 +32,7 @@ async function readLog(file: string): Promise<Entry[]> {
 }
 
 function pitchainLog(...args: string[]) {
-  return runCommand(process.execPath, [path.join(REPO_ROOT, 'dist/cli/bin.js'), 'log', ...args], {
+  return runCli(['log', ...args], {
     env: { ...process.env, TZ: 'Asia/Kolkata' },
   });
 }

@@ -8,14 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutTokens } from '../../src/service/service.js';
-import { ensureBuilt, runCommand } from '../helpers/build.js';
+import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { startServer } from './helpers/server.js';
 
-const BIN = path.join(REPO_ROOT, 'dist/cli/bin.js');
 const NOW = '2020-03-16T15:45:00-04:00';
 const pitchain = (...args: string[]) =>
-  runCommand(process.execPath, [BIN, ...args], {
+  runCli(args, {
     env: { ...process.env, TZ: 'Asia/Kolkata' },
     timeoutMs: 30_000,
   });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStaged, type StageFilesResult, stageFiles } from '../../src/ingest/ingest.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -632,7 +632,7 @@ describe('databento-definition (OPRA definition CSV: contract terms and size, li
 
   it('lists each contract from its first definition’s session, nonstandard when its size is not 100', async () => {
     expect(staged.files[0]).toMatchObject({ sourceRows: 4, rejected: 0, rows: {} });
-    const contracts = await store.reader.sql.all<Record<string, unknown>>(
+    const contracts = await storeInternals(store).reader.sql.all<Record<string, unknown>>(
       `SELECT option_symbol, underlying, CAST(first_traded AS VARCHAR) AS first_traded, nonstandard
        FROM contracts ORDER BY option_symbol`,
     );
@@ -706,7 +706,7 @@ describe('databento-definition (OPRA definition CSV: contract terms and size, li
     }
     const reopened = await openStore(later, { threads: 1 });
     try {
-      const contracts = await reopened.reader.sql.all<Record<string, unknown>>(
+      const contracts = await storeInternals(reopened).reader.sql.all<Record<string, unknown>>(
         `SELECT option_symbol, CAST(first_traded AS VARCHAR) AS first_traded, nonstandard
          FROM contracts ORDER BY option_symbol`,
       );

@@ -109,4 +109,20 @@ describe('typed results of the stock and market endpoints', () => {
     const unknownStock = await store.stocks.quotes('ZZZZ');
     expect(shapeOf(unknownStock)).toEqual({ length: 0, keys: 11, noData: true, errmsg: 'Symbol not found.' });
   });
+
+  it('answers no data with the keys of an answer, in its order', async () => {
+    const keys = (result: { columns: object }) => Object.keys(result.columns);
+    const pairs = [
+      [await store.stocks.quotes('SPY'), await store.stocks.quotes('ZZZZ')],
+      [await store.stocks.prices('SPY'), await store.stocks.prices('ZZZZ')],
+      [
+        await store.stocks.candles('D', 'SPY', { from: '2020-03-02', to: '2020-03-03' }),
+        await store.stocks.candles('D', 'SPY', { from: '1999-01-04', to: '1999-01-05' }),
+      ],
+    ] as const;
+    for (const [answer, none] of pairs) {
+      expect([answer.meta.noData, none.meta.noData]).toEqual([undefined, true]);
+      expect(keys(none)).toEqual(keys(answer));
+    }
+  });
 });

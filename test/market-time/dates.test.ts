@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fixedClock,
   formatInstant,
+  isIsoDate,
   type ParsedDate,
   parseDateInput,
   parseDateInputOrRelative,
@@ -196,5 +197,27 @@ describe('clocks', () => {
     const before = Math.floor(Date.now() / 1000);
     const now = systemClock.nowSeconds();
     expect(Number.isInteger(now) && now >= before && now <= before + 5).toBe(true);
+  });
+});
+
+describe('isIsoDate', () => {
+  it('takes a real calendar day written YYYY-MM-DD and nothing else', () => {
+    expect(['2024-03-15', '2024-02-29', '1899-12-31', '2300-01-01'].map(isIsoDate)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const refused = [
+      '2023-02-29',
+      '2021-02-30',
+      '2021-13-01',
+      '2021-00-10',
+      '2021-1-01',
+      '2021-01-01 ',
+      '20210101',
+      '',
+    ];
+    expect(refused.filter(isIsoDate)).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Account, LOCAL_ACCOUNT } from '../../src/billing/accounts.js';
 import { Ledger } from '../../src/billing/ledger.js';
-import { openStore } from '../../src/library/store.js';
+import { openStore, storeInternals } from '../../src/library/store.js';
 
 const NOW = 1_584_387_900; // 2020-03-16T15:45:00-04:00
 const ACCOUNT: Account = { ...LOCAL_ACCOUNT, id: 'account-1', credits: { limit: 100, period: 'day' } };
@@ -100,14 +100,14 @@ describe('a request log that cannot be written', () => {
         s: 'error',
         errmsg: 'Service temporarily unavailable. Please retry shortly.',
       });
-      expect(store.api.ledger.totalCredits).toBe(0);
+      expect(storeInternals(store).api.ledger.totalCredits).toBe(0);
       expect(JSON.parse((await store.request('/status/')).body).status[0]).toBe('degraded');
       // The disk has room again (the log rotated onto a file that can be written).
       await fs.rm(file);
-      await store.api.ledger.reopen();
+      await storeInternals(store).api.ledger.reopen();
       const answered = await store.request('/v1/markets/status/?date=2020-03-13');
       expect([200, 203]).toContain(answered.status); // 203: the refused request's answer was cached
-      expect(store.api.ledger.totalCredits).toBe(1);
+      expect(storeInternals(store).api.ledger.totalCredits).toBe(1);
       expect(JSON.parse((await store.request('/status/')).body).status[0]).toBe('online');
       expect(await lines(file)).toHaveLength(1);
     } finally {

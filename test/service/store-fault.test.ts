@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
+import { storeInternals } from '../../src/library/store.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 process.env.TZ = 'Europe/Berlin';
@@ -46,7 +47,7 @@ describe('a store fault', () => {
     expect(response.headers['CF-Ray']).toMatch(/^[0-9a-f]{16}-LCL$/);
     expect(response.headers['X-Api-Response-Log-Id']).toMatch(/^\d+$/);
     expect(response.detail).toContain(missing);
-    const logged = store.api.ledger.log.at(-1)!;
+    const logged = storeInternals(store).api.ledger.log.at(-1)!;
     expect([logged.ray, logged.status, logged.credits]).toEqual([response.headers['CF-Ray'], 500, 0]);
   });
 

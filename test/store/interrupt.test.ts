@@ -8,9 +8,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/build.js';
+import { CLI_BIN, ensureBuilt } from '../helpers/build.js';
 import { sharedPath } from '../helpers/shared-data.js';
-import { CLI, pitchain, runNode } from './fixtures/children.js';
+import { pitchain, runNode } from './fixtures/children.js';
 
 const HOD = sharedPath('data/options/hod_L3_A_2016-01-05.csv');
 
@@ -34,7 +34,7 @@ async function listing(root: string): Promise<string[]> {
 }
 
 const interrupted = (at: string, ...args: string[]) =>
-  runNode([CLI, ...args], { env: { PITCHAIN_INTERRUPT_AT: at } });
+  runNode([CLI_BIN, ...args], { env: { PITCHAIN_INTERRUPT_AT: at } });
 
 describe('Ctrl-C', () => {
   it('during an ingest leaves the store as it was, says so and exits 130', async () => {
@@ -96,7 +96,7 @@ function hasScript(): boolean {
 describe.skipIf(!hasScript())('progress on a terminal', () => {
   /** The first frame of the progress bar a command draws on a terminal (stderr and stdout merged). */
   async function firstFrame(...args: string[]): Promise<string> {
-    const command = [process.execPath, CLI, ...args].map((a) => `'${a}'`).join(' ');
+    const command = [process.execPath, CLI_BIN, ...args].map((a) => `'${a}'`).join(' ');
     const result = await runNode([
       '-e',
       `require('node:child_process').execFileSync('script', ['-qec', process.argv[1], '/dev/null'], { stdio: 'inherit' })`,

@@ -10,6 +10,7 @@ import {
   etMidnightSeconds,
   etWallToSeconds,
   expirationSeconds,
+  isIsoDate,
   isSession,
   nextSession,
   previousSession,
@@ -119,7 +120,7 @@ export type GeneratorSummary = {
   splits: number;
 };
 
-const ISO_DATE = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+const ISO_DATE = z.string().refine(isIsoDate, 'expected YYYY-MM-DD');
 const SYMBOL = z.string().regex(/^[A-Z][A-Z0-9.]{0,5}$/, 'expected an uppercase ticker');
 
 const barSchema = z.object({

@@ -27,11 +27,17 @@ import {
   resolveDateParam,
   textParam,
 } from '../params.js';
-import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import type { Endpoint, EndpointContext, EndpointResult, FieldKind } from '../types.js';
 import { badRequest, field } from './stocks-common.js';
 
 /** The most days one request may list. */
 const MAX_DAYS = 100_000;
+
+/** The market status columns, with their human keys and kinds: the one list (the library's empty answers too). */
+export const MARKET_STATUS_FIELDS = [
+  ['date', 'Date', 'instant'],
+  ['status', 'Status', 'string'],
+] as const satisfies readonly (readonly [string, string, FieldKind])[];
 
 function statusQuery(clock: Clock) {
   return z.object({
@@ -104,8 +110,8 @@ export async function marketStatus(ctx: EndpointContext): Promise<EndpointResult
   return {
     kind: 'ok',
     fields: [
-      field('date', 'Date', 'instant', days.map(etMidnightSeconds)),
-      field('status', 'Status', 'string', days.map(marketStatusOf)),
+      field(...MARKET_STATUS_FIELDS[0], days.map(etMidnightSeconds)),
+      field(...MARKET_STATUS_FIELDS[1], days.map(marketStatusOf)),
     ],
     rowKey: 'date',
     billing: 'per-response',

@@ -163,8 +163,8 @@ function candleRange(
   return { fromSeconds, toSeconds, fromDate: etDateOf(from), toDate: etDateOf(to), countback: undefined };
 }
 
-/** The candle fields in the service's live order, with their human keys. */
-const CANDLE_FIELDS = [
+/** The candle fields in the service's live order, with their human keys (the library's empty answers too). */
+export const CANDLE_FIELDS = [
   ['t', 'Date', 'instant'],
   ['o', 'Open', 'number'],
   ['h', 'High', 'number'],

@@ -9,8 +9,19 @@ import { z } from 'zod';
 import { knowledgeAt } from '../candles.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
-import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';
+import type { Endpoint, EndpointContext, EndpointResult, FieldKind } from '../types.js';
 import { field, requestedSymbols, stockSnapshots } from './stocks-common.js';
+
+/** The columns of a stock price, in the service's order, with their human keys and kinds: the one list. */
+export const STOCK_PRICE_FIELDS = [
+  ['symbol', 'Symbol', 'string'],
+  ['mid', 'Mid', 'number'],
+  ['change', 'Change $', 'number'],
+  ['changepct', 'Change %', 'number'],
+  ['updated', 'Date', 'instant'],
+] as const satisfies readonly (readonly [string, string, FieldKind])[];
+
+type StockPriceKey = (typeof STOCK_PRICE_FIELDS)[number][0];
 
 const PricesQuery = z.object({ symbols: symbolsParam.optional(), extended: booleanParam.optional() });
 
@@ -29,40 +40,16 @@ export async function prices(ctx: EndpointContext): Promise<EndpointResult> {
     return snapshot === undefined ? [] : [snapshot];
   });
   if (found.length === 0) return symbols.length === 1 ? SYMBOL_NOT_FOUND : { kind: 'no_data' };
+  const values: Readonly<Record<StockPriceKey, readonly unknown[]>> = {
+    symbol: found.map((q) => q.symbol),
+    mid: found.map((q) => q.last),
+    change: found.map((q) => q.change),
+    changepct: found.map((q) => q.changepct),
+    updated: found.map((q) => q.updated),
+  };
   return {
     kind: 'ok',
-    fields: [
-      field(
-        'symbol',
-        'Symbol',
-        'string',
-        found.map((q) => q.symbol),
-      ),
-      field(
-        'mid',
-        'Mid',
-        'number',
-        found.map((q) => q.last),
-      ),
-      field(
-        'change',
-        'Change $',
-        'number',
-        found.map((q) => q.change),
-      ),
-      field(
-        'changepct',
-        'Change %',
-        'number',
-        found.map((q) => q.changepct),
-      ),
-      field(
-        'updated',
-        'Date',
-        'instant',
-        found.map((q) => q.updated),
-      ),
-    ],
+    fields: STOCK_PRICE_FIELDS.map(([key, human, kind]) => field(key, human, kind, values[key])),
     rowKey: 'symbol',
     billing: 'per-symbol-with-quote',
     dataAsOfSeconds: found.reduce((max, q) => Math.max(max, q.updated), Number.NEGATIVE_INFINITY),

@@ -22,8 +22,28 @@ import type { SqlSession } from '../../store/sql.js';
 import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
-import type { Endpoint, EndpointContext, EndpointResult, Field } from '../types.js';
+import type { Endpoint, EndpointContext, EndpointResult, Field, FieldKind } from '../types.js';
 import { field, requestedSymbols, type StockSnapshot, stockSnapshots } from './stocks-common.js';
+
+/**
+ * The columns every stock quote has, in the service's order, with their human keys and kinds (the 52-week
+ * and candle columns follow when asked): the one list, which the library's empty answers take too.
+ */
+export const STOCK_QUOTE_FIELDS = [
+  ['symbol', 'Symbol', 'string'],
+  ['ask', 'Ask', 'number'],
+  ['askSize', 'Ask Size', 'integer'],
+  ['bid', 'Bid', 'number'],
+  ['bidSize', 'Bid Size', 'integer'],
+  ['mid', 'Mid', 'number'],
+  ['last', 'Last', 'number'],
+  ['change', 'Change $', 'number'],
+  ['changepct', 'Change %', 'number'],
+  ['volume', 'Volume', 'integer'],
+  ['updated', 'Date', 'instant'],
+] as const satisfies readonly (readonly [string, string, FieldKind])[];
+
+type StockQuoteKey = (typeof STOCK_QUOTE_FIELDS)[number][0];
 
 const QuotesQuery = z.object({
   symbols: symbolsParam.optional(),
@@ -78,44 +98,22 @@ async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promi
   if (found.length === 0) return single ? SYMBOL_NOT_FOUND : { kind: 'no_data' };
   const lasts = found.map((q) => q.last);
   const noSize = found.map(() => 0);
-  const fields: Field[] = [
-    field(
-      'symbol',
-      'Symbol',
-      'string',
-      found.map((q) => q.symbol),
-    ),
-    field('ask', 'Ask', 'number', lasts),
-    field('askSize', 'Ask Size', 'integer', noSize),
-    field('bid', 'Bid', 'number', lasts),
-    field('bidSize', 'Bid Size', 'integer', noSize),
-    field('mid', 'Mid', 'number', lasts),
-    field('last', 'Last', 'number', lasts),
-    field(
-      'change',
-      'Change $',
-      'number',
-      found.map((q) => q.change),
-    ),
-    field(
-      'changepct',
-      'Change %',
-      'number',
-      found.map((q) => q.changepct),
-    ),
-    field(
-      'volume',
-      'Volume',
-      'integer',
-      found.map((q) => q.volume),
-    ),
-    field(
-      'updated',
-      'Date',
-      'instant',
-      found.map((q) => q.updated),
-    ),
-  ];
+  const values: Readonly<Record<StockQuoteKey, readonly unknown[]>> = {
+    symbol: found.map((q) => q.symbol),
+    ask: lasts,
+    askSize: noSize,
+    bid: lasts,
+    bidSize: noSize,
+    mid: lasts,
+    last: lasts,
+    change: found.map((q) => q.change),
+    changepct: found.map((q) => q.changepct),
+    volume: found.map((q) => q.volume),
+    updated: found.map((q) => q.updated),
+  };
+  const fields: Field[] = STOCK_QUOTE_FIELDS.map(([key, human, kind]) =>
+    field(key, human, kind, values[key]),
+  );
   if (query['52week'] === true && single) {
     const { high, low } = await fiftyTwoWeek(ctx.sql, found[0]!, knowledge);
     fields.push(field('52weekHigh', '52 Week High', 'number', [high]));

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { CLI_BIN } from '../../helpers/build.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 
 /** A `pitchain serve` process, its address once it says it listens, and its exit code when it ends. */
@@ -21,15 +22,7 @@ export type ServerProcess = {
 export function startServer(args: readonly string[]): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [
-      path.join(REPO_ROOT, 'dist/cli/bin.js'),
-      'serve',
-      '--store',
-      path.join(REPO_ROOT, 'data/sample'),
-      '--port',
-      '0',
-      ...args,
-    ],
+    [CLI_BIN, 'serve', '--store', path.join(REPO_ROOT, 'data/sample'), '--port', '0', ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'Asia/Kolkata' } },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
