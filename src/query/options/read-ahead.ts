@@ -62,7 +62,7 @@ type Contract = Omit<
 >;
 
 /** The snapshot columns of a block, one Float64Array each (NULL as NaN), in `QUOTE_COLUMNS` order. */
-type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
+export type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -80,8 +80,8 @@ type Block = {
   /** Contract indices in expiration order, and their expirations: the contracts alive at a session are a suffix. */
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
-  /** Per contract index: its open interest rows in settled-session, then publication order. */
-  readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
+  /** Per contract index: its open interest rows in settled-session order. */
+  readonly interest: InterestColumns;
   /** About how many bytes the block holds (what the session cache counts). */
   readonly bytes: number;
 };
@@ -104,11 +104,20 @@ type ScopeContracts = {
   readonly bytes: number;
 };
 
-/** One open interest row: the settled session as a day number. */
-type InterestRow = {
-  readonly settledDay: number;
-  readonly openInterest: number | null;
-  readonly publishedAt: number;
+/**
+ * A block's open interest as columns (a block of a year holds hundreds of thousands of rows: as objects
+ * they were most of its bytes and of the loop's garbage collection). Contract `id`'s rows are
+ * `offsets[id]…offsets[id+1]`, in settled-session order (one row per settled session, the table's key).
+ */
+export type InterestColumns = {
+  readonly offsets: Int32Array;
+  /** The settled session as a day number. */
+  readonly settledDay: Float64Array;
+  /** NULL as NaN. */
+  readonly openInterest: Float64Array;
+  readonly publishedAt: Float64Array;
+  /** Per contract: 1 when its rows' publication instants never go back (then searched by halves). */
+  readonly rising: Uint8Array;
 };
 
 /** The snapshot columns a block reads, all as DOUBLE. */
@@ -520,37 +529,22 @@ async function loadBlock(
        ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
        ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
      FROM ${quoteSource} q
-     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
-     ORDER BY q.session_date, q.option_symbol, q.quote_time`,
+     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
     { underlying: scope.underlying, first, last },
   );
-  const quotes = numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns;
+  const quotes = inSessionOrder(numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns);
   const interestRead = await sql.typedColumns(
     `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
        ${double('epoch_ms(o.published_at) / 1000')}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying
-       AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
-     ORDER BY o.option_symbol, o.settled_session, o.published_at`,
+       AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)`,
     { underlying: scope.underlying, oiFirst, last },
   );
-  const {
-    contract: interestIds,
-    settled: settledDays,
-    openInterest,
-    publishedAt,
-  } = numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
-  const interest = new Map<number, InterestRow[]>();
-  for (let i = 0; i < interestIds.length; i++) {
-    const entry = {
-      settledDay: settledDays[i]!,
-      openInterest: nullable(openInterest[i]!),
-      publishedAt: publishedAt[i]!,
-    };
-    const list = interest.get(interestIds[i]!);
-    if (list === undefined) interest.set(interestIds[i]!, [entry]);
-    else list.push(entry);
-  }
+  const interest = interestColumns(
+    numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const),
+    contracts.length,
+  );
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
   const offsets = new Int32Array(contracts.length + 1);
   for (const id of quotes.contract) offsets[id + 1]!++;
@@ -581,9 +575,154 @@ async function loadBlock(
     byExpiration,
     expirations,
     interest,
-    // Sixteen numbers and a row index a row, a list entry an open interest row, the per-contract offsets.
-    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength + known.bytes,
+    // Sixteen numbers and a row index a row, three numbers an open interest row, the per-contract offsets.
+    bytes:
+      rows * (QUOTE_COLUMNS.length * 8 + 4) +
+      interest.settledDay.length * 24 +
+      interest.offsets.byteLength * 2 +
+      offsets.byteLength +
+      known.bytes,
   };
+}
+
+/**
+ * The block's rows in session, contract (symbol) and quote time order. Each file is sorted so and holds
+ * sessions of its own, so rows read without an ORDER BY (DuckDB sorting a block cost about as much as
+ * reading it) come as sorted runs, a file's each: a counting sort of their days puts the runs in order,
+ * and a full sort is left for rows that still are not.
+ */
+export function inSessionOrder(quotes: QuoteColumns): QuoteColumns {
+  if (inOrder(quotes)) return quotes;
+  const { day } = quotes;
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const d of day) {
+    if (d < low) low = d;
+    if (d > high) high = d;
+  }
+  const starts = new Int32Array(high - low + 2);
+  for (const d of day) starts[d - low + 1]!++;
+  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
+  const order = new Int32Array(day.length);
+  for (let i = 0; i < day.length; i++) order[starts[day[i]! - low]!++] = i;
+  const bySession = permuted(quotes, order);
+  if (inOrder(bySession)) return bySession;
+  const { contract, quote_time: quoteTime } = quotes;
+  order.sort((a, b) => day[a]! - day[b]! || contract[a]! - contract[b]! || quoteTime[a]! - quoteTime[b]!);
+  return permuted(quotes, order);
+}
+
+/** Whether a block's rows are in session, contract, quote time order. */
+function inOrder({ day, contract, quote_time: quoteTime }: QuoteColumns): boolean {
+  for (let i = 1; i < day.length; i++) {
+    const step =
+      day[i]! - day[i - 1]! || contract[i]! - contract[i - 1]! || quoteTime[i]! - quoteTime[i - 1]!;
+    if (step < 0) return false;
+  }
+  return true;
+}
+
+/** The columns with their rows in the given order. */
+function permuted(quotes: QuoteColumns, order: Int32Array): QuoteColumns {
+  const out = {} as Record<string, Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    const from = quotes[name];
+    const to = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
+    out[name] = to;
+  }
+  return out as QuoteColumns;
+}
+
+/**
+ * Open interest rows (read in the files' order) as columns grouped by contract, each contract's in
+ * settled-session order: a stable counting sort by contract keeps the files' settled order, and a
+ * contract whose rows came from files out of order is sorted on its own.
+ */
+export function interestColumns(
+  read: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>,
+  count: number,
+): InterestColumns {
+  const { contract } = read;
+  const offsets = new Int32Array(count + 1);
+  for (const id of contract) offsets[id + 1]!++;
+  for (let id = 0; id < count; id++) offsets[id + 1]! += offsets[id]!;
+  const fill = offsets.slice(0, count);
+  const order = new Int32Array(contract.length);
+  for (let i = 0; i < contract.length; i++) order[fill[contract[i]!]!++] = i;
+  for (let id = 0; id < count; id++) {
+    const start = offsets[id]!;
+    const end = offsets[id + 1]!;
+    for (let k = start + 1; k < end; k++) {
+      if (read.settled[order[k]!]! < read.settled[order[k - 1]!]!) {
+        order.subarray(start, end).sort((a, b) => read.settled[a]! - read.settled[b]!);
+        break;
+      }
+    }
+  }
+  const column = (from: Float64Array) => {
+    const to = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
+    return to;
+  };
+  const publishedAt = column(read.publishedAt);
+  const rising = new Uint8Array(count);
+  for (let id = 0; id < count; id++) {
+    let up = 1;
+    for (let k = offsets[id]! + 1; k < offsets[id + 1]! && up; k++)
+      if (publishedAt[k]! < publishedAt[k - 1]!) up = 0;
+    rising[id] = up;
+  }
+  return {
+    offsets,
+    settledDay: column(read.settled),
+    openInterest: column(read.openInterest),
+    publishedAt,
+    rising,
+  };
+}
+
+/** Contract `id`'s open interest row settled on `settledDay`, or -1. */
+function settledInterest(interest: InterestColumns, id: number, settledDay: number): number {
+  let low = interest.offsets[id]!;
+  let high = interest.offsets[id + 1]!;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (interest.settledDay[middle]! < settledDay) low = middle + 1;
+    else high = middle;
+  }
+  return low < interest.offsets[id + 1]! && interest.settledDay[low] === settledDay ? low : -1;
+}
+
+/**
+ * Contract `id`'s latest settled session's open interest published by the cutoff (the last of its rows,
+ * in settled order, published by then), or -1.
+ */
+function latestInterest(interest: InterestColumns, id: number, cutoff: number): number {
+  const start = interest.offsets[id]!;
+  const end = interest.offsets[id + 1]!;
+  const publishedAt = interest.publishedAt;
+  if (interest.rising[id]) {
+    let low = start;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (publishedAt[middle]! <= cutoff) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
+  }
+  for (let k = end - 1; k >= start; k--) if (publishedAt[k]! <= cutoff) return k;
+  return -1;
+}
+
+/** Whether contract `id` has open interest published by the cutoff. */
+function interestPublishedBy(interest: InterestColumns, id: number, cutoff: number): boolean {
+  const start = interest.offsets[id]!;
+  if (start === interest.offsets[id + 1]!) return false;
+  return interest.rising[id]
+    ? interest.publishedAt[start]! <= cutoff
+    : latestInterest(interest, id, cutoff) !== -1;
 }
 
 /**
@@ -630,9 +769,10 @@ function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
 
-/** The store row of a block's row `i`, with the open interest that answers it. */
-function rowAt(block: Block, i: number, interest: InterestRow | undefined, session: string): SnapshotRow {
+/** The store row of a block's row `i`, with the open interest row that answers it (-1: none). */
+function rowAt(block: Block, i: number, interestRow: number, session: string): SnapshotRow {
   const q = block.quotes;
+  const interest = block.interest;
   const contract = block.contracts[q.contract[i]!]!;
   // Every field named, in one order: one object shape for all rows (a spread of the driver's row
   // objects made each row slow to build and to read).
@@ -665,8 +805,8 @@ function rowAt(block: Block, i: number, interest: InterestRow | undefined, sessi
     gamma: nullable(q.gamma[i]!),
     theta: nullable(q.theta[i]!),
     vega: nullable(q.vega[i]!),
-    open_interest: interest?.openInterest ?? null,
-    oi_published_at: interest === undefined ? null : interest.publishedAt,
+    open_interest: interestRow === -1 ? null : nullable(interest.openInterest[interestRow]!),
+    oi_published_at: interestRow === -1 ? null : interest.publishedAt[interestRow]!,
   };
 }
 
@@ -684,16 +824,14 @@ function datedRows(block: Block, session: string, only?: number): RowSource {
     }
   }
   const settledDay = dayNumberOfIso(previousSession(session));
-  return blockSource(block, rows, (id) =>
-    block.interest.get(id)?.find((entry) => entry.settledDay === settledDay),
-  );
+  return blockSource(block, rows, (id) => settledInterest(block.interest, id, settledDay));
 }
 
 /** The rows of a block chosen for an as-of, made into store rows only when asked for. */
 function blockSource(
   block: Block,
   rows: readonly number[],
-  interestOf: (contract: number) => InterestRow | undefined,
+  interestOf: (contract: number) => number,
 ): RowSource {
   const contractOf = block.quotes.contract;
   return {
@@ -732,7 +870,6 @@ function currentRows(
     else high = middle;
   }
   const rows: number[] = [];
-  const interests = new Map<number, InterestRow | undefined>();
   // One contract (`only`): the same walk over a one-element suffix, empty when it expired before.
   const suffix =
     only === undefined
@@ -749,13 +886,14 @@ function currentRows(
       if (contract.first_traded < block.first) return undefined;
       continue;
     }
-    const interest = latestInterest(block.interest.get(id), cutoff);
     // Open interest settled before the block may be the latest published: only the query knows.
-    if (interest === undefined && contract.first_traded < interestFloor) return undefined;
-    interests.set(id, interest);
+    if (contract.first_traded < interestFloor && !interestPublishedBy(block.interest, id, cutoff)) {
+      return undefined;
+    }
     rows.push(found);
   }
-  return blockSource(block, rows, (id) => interests.get(id));
+  // Which open interest answers is found only for the rows made into records.
+  return blockSource(block, rows, (id) => latestInterest(block.interest, id, cutoff));
 
   /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
   function latestRow(start: number, end: number): number {
@@ -778,11 +916,4 @@ function currentRows(
     }
     return -1;
   }
-}
-
-/** The latest settled session's open interest published by the cutoff (then its latest publication). */
-function latestInterest(list: readonly InterestRow[] | undefined, cutoff: number): InterestRow | undefined {
-  if (list === undefined) return undefined;
-  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.publishedAt <= cutoff) return list[i];
-  return undefined;
 }
