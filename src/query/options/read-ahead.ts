@@ -26,8 +26,8 @@ const FIRST_ROW_BUDGET = 100_000;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
-/** Rows a block of an announced loop may hold (about 200 MB at its widest). */
-const ANNOUNCED_ROW_BUDGET = 1_500_000;
+/** Rows a block of an announced loop may hold (about 70 MB at its widest: the loop within 512 MB). */
+const ANNOUNCED_ROW_BUDGET = 500_000;
 /** Where the store's cache keeps an announced loop's period. */
 const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
 type SessionLoop = { from?: string; to?: string };
@@ -223,6 +223,8 @@ async function loopBlock(
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
+  /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
+  let density: number;
   if (
     announced.from !== undefined &&
     announced.to !== undefined &&
@@ -232,6 +234,7 @@ async function loopBlock(
     // A loop announced by its caller (a backtest over a period): one scan reads the rest of the period
     // at once, as far as the announced budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
+    density = rows;
     const left = sessionCount(session, announced.to);
     state.ahead = Math.max(
       LOOKBACK_SESSIONS + 1,
@@ -244,6 +247,7 @@ async function loopBlock(
   } else if (block === undefined) {
     // The first block: as many sessions as the first budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
+    density = rows;
     state.ahead = Math.max(
       LOOKBACK_SESSIONS + 1,
       Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows))),
@@ -251,6 +255,7 @@ async function loopBlock(
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.
     const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
+    density = rowsPerSession;
     state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
     state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
   }
@@ -263,7 +268,7 @@ async function loopBlock(
     last = next;
   }
   const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
-    loadBlock(sql, scope, first, last, contracts),
+    loadBlock(sql, scope, first, last, contracts, density),
   );
   state.block = pending;
   pending.catch(() => {
@@ -512,39 +517,46 @@ async function loadBlock(
   first: string,
   last: string,
   known: ScopeContracts,
+  rowsPerSession?: number,
 ): Promise<Block> {
   const { contracts, byExpiration, expirations } = known;
   const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
   const underlying = { underlying: scope.underlying };
-  const oiFirst = previousSession(first);
-  const [quoteSource, interestSource] = await Promise.all([
-    sql.from('option_quotes', underlying, { first, last }),
-    sql.from('open_interest', underlying, { first: oiFirst, last }),
-  ]);
   const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
-  const read = await sql.typedColumns(
-    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
-       ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
-       ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
-       ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
-       ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
-     FROM ${quoteSource} q
-     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
-    { underlying: scope.underlying, first, last },
-  );
-  const quotes = inSessionOrder(numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns);
-  const interestRead = await sql.typedColumns(
-    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
-       ${double('epoch_ms(o.published_at) / 1000')}
-     FROM ${interestSource} o
-     WHERE o.underlying = $underlying
-       AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)`,
-    { underlying: scope.underlying, oiFirst, last },
-  );
-  const interest = interestColumns(
-    numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const),
-    contracts.length,
-  );
+  const slices = sessionSlices(first, last, rowsPerSession);
+  const quoteParts: QuoteColumns[] = [];
+  for (const slice of slices) {
+    const quoteSource = await sql.from('option_quotes', underlying, slice);
+    const read = await sql.typedColumns(
+      `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
+         ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
+         ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
+         ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
+         ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
+       FROM ${quoteSource} q
+       WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+      { underlying: scope.underlying, ...slice },
+    );
+    quoteParts.push(numbered(read.columns, known, QUOTE_COLUMNS));
+  }
+  const quotes = inSessionOrder(concatenated(quoteParts, QUOTE_COLUMNS));
+  const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
+  const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
+  // Open interest settled from the session before the block's first.
+  for (const [i, slice] of slices.entries()) {
+    const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
+    const interestSource = await sql.from('open_interest', underlying, oiSlice);
+    const read = await sql.typedColumns(
+      `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+         ${double('epoch_ms(o.published_at) / 1000')}
+       FROM ${interestSource} o
+       WHERE o.underlying = $underlying
+         AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+      { underlying: scope.underlying, ...oiSlice },
+    );
+    interestParts.push(numbered(read.columns, known, interestNames));
+  }
+  const interest = interestColumns(concatenated(interestParts, interestNames), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
   const offsets = new Int32Array(contracts.length + 1);
   for (const id of quotes.contract) offsets[id + 1]!++;
@@ -583,6 +595,55 @@ async function loadBlock(
       offsets.byteLength +
       known.bytes,
   };
+}
+
+/** Rows a block reads in one query: a block of a year read at once peaked at twice the memory. */
+const SLICE_ROWS = 50_000;
+
+/**
+ * The block's sessions `first`…`last` in consecutive slices of about SLICE_ROWS rows at
+ * `rowsPerSession`, each read by a query of its own (one slice when the density is not known).
+ */
+function sessionSlices(
+  first: string,
+  last: string,
+  rowsPerSession: number | undefined,
+): { first: string; last: string }[] {
+  if (rowsPerSession === undefined) return [{ first, last }];
+  const size = Math.max(1, Math.floor(SLICE_ROWS / Math.max(1, rowsPerSession)));
+  const slices: { first: string; last: string }[] = [];
+  let start: string | undefined = first;
+  while (start !== undefined && start <= last) {
+    let end = start;
+    for (let i = 1; i < size; i++) {
+      const next = tryNextSession(end);
+      if (next === undefined || next > last) break;
+      end = next;
+    }
+    slices.push({ first: start, last: end });
+    start = tryNextSession(end);
+  }
+  return slices;
+}
+
+/** Parts' columns one after another (the one part as it is). */
+function concatenated<K extends string>(
+  parts: readonly Record<K, Float64Array>[],
+  names: readonly K[],
+): Record<K, Float64Array> {
+  if (parts.length === 1) return parts[0]!;
+  const length = parts.reduce((sum, part) => sum + part[names[0]!].length, 0);
+  const out = {} as Record<K, Float64Array>;
+  for (const name of names) {
+    const column = new Float64Array(length);
+    let offset = 0;
+    for (const part of parts) {
+      column.set(part[name], offset);
+      offset += part[name].length;
+    }
+    out[name] = column;
+  }
+  return out;
 }
 
 /**
