@@ -676,9 +676,11 @@ export function inSessionOrder(quotes: QuoteColumns): QuoteColumns {
 /** Whether a block's rows are in session, contract, quote time order. */
 function inOrder({ day, contract, quote_time: quoteTime }: QuoteColumns): boolean {
   for (let i = 1; i < day.length; i++) {
-    const step =
-      day[i]! - day[i - 1]! || contract[i]! - contract[i - 1]! || quoteTime[i]! - quoteTime[i - 1]!;
-    if (step < 0) return false;
+    if (day[i] !== day[i - 1]) {
+      if (day[i]! < day[i - 1]!) return false;
+    } else if (contract[i] !== contract[i - 1]) {
+      if (contract[i]! < contract[i - 1]!) return false;
+    } else if (quoteTime[i]! < quoteTime[i - 1]!) return false;
   }
   return true;
 }
@@ -800,10 +802,17 @@ function numbered<const N extends readonly string[]>(
     symbols instanceof Float64Array
       ? (i: number) => known.keys!.get(symbols[i]!)
       : (i: number) => known.ids.get(symbols[i]!);
-  const contract = new Float64Array(symbols.length);
+  // The hashes' own column takes the numbers (a row's is read before it is written over).
+  const contract = symbols instanceof Float64Array ? symbols : new Float64Array(symbols.length);
+  let lastKey: number | string | null | undefined;
+  let lastId: number | undefined;
   let kept = 0;
   for (let i = 0; i < symbols.length; i++) {
-    const id = lookup(i);
+    // A contract's rows of a session are next to each other: its number is looked up once for them.
+    const key = symbols[i];
+    const id = key === lastKey ? lastId : lookup(i);
+    lastKey = key;
+    lastId = id;
     if (id === undefined) continue;
     contract[kept] = id;
     // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
