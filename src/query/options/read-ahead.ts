@@ -121,7 +121,7 @@ export type InterestColumns = {
 };
 
 /** The snapshot columns a block reads, all as DOUBLE. */
-const QUOTE_COLUMNS = [
+export const QUOTE_COLUMNS = [
   'contract',
   'day',
   'quote_time',

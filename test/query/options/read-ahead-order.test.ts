@@ -5,26 +5,14 @@
  * came in (the sample's files happen to come in session order, so its differential tests do not).
  */
 import { describe, expect, it } from 'vitest';
-import { inSessionOrder, interestColumns, type QuoteColumns } from '../../../src/query/options/read-ahead.js';
+import {
+  inSessionOrder,
+  interestColumns,
+  QUOTE_COLUMNS,
+  type QuoteColumns,
+} from '../../../src/query/options/read-ahead.js';
 
-const NAMES = [
-  'contract',
-  'day',
-  'quote_time',
-  'bid',
-  'ask',
-  'bid_size',
-  'ask_size',
-  'last',
-  'volume',
-  'volume_time',
-  'underlying_price',
-  'iv',
-  'delta',
-  'gamma',
-  'theta',
-  'vega',
-] as const;
+const NAMES = QUOTE_COLUMNS;
 
 /** Columns from [contract, day, quote_time] rows; every other column carries the row's tag (its bid). */
 function quotes(rows: readonly [number, number, number][]): QuoteColumns {
