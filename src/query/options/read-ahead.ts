@@ -80,6 +80,8 @@ type Block = {
   /** Contract indices in expiration order, and their expirations: the contracts alive at a session are a suffix. */
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
+  /** Per contract index: its first traded session as a day number. */
+  readonly firstTradedDay: Float64Array;
   /** Per contract index: its open interest rows in settled-session order. */
   readonly interest: InterestColumns;
   /** About how many bytes the block holds (what the session cache counts). */
@@ -101,6 +103,8 @@ type ScopeContracts = {
   readonly keys: { get(key: number): number | undefined } | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
+  /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
+  readonly firstTradedDay: Float64Array;
   readonly bytes: number;
 };
 
@@ -494,7 +498,16 @@ async function loadContracts(
             return global[low] === index ? low : undefined;
           },
         };
-  return { contracts, ids, keys, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
+  const firstTradedDay = Float64Array.from(picked, (i) => table.firstTradedDay[i]!);
+  return {
+    contracts,
+    ids,
+    keys,
+    byExpiration,
+    expirations,
+    firstTradedDay,
+    bytes: contracts.length * CONTRACT_BYTES,
+  };
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
@@ -563,9 +576,8 @@ async function loadBlock(
   for (let id = 0; id < contracts.length; id++) offsets[id + 1]! += offsets[id]!;
   const byContract = new Int32Array(quotes.contract.length);
   const fill = offsets.slice(0, contracts.length);
-  quotes.contract.forEach((id, i) => {
-    byContract[fill[id]!++] = i;
-  });
+  const contractOf = quotes.contract;
+  for (let i = 0; i < contractOf.length; i++) byContract[fill[contractOf[i]!]!++] = i;
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -586,6 +598,7 @@ async function loadBlock(
     byContract,
     byExpiration,
     expirations,
+    firstTradedDay: known.firstTradedDay,
     interest,
     // Sixteen numbers and a row index a row, three numbers an open interest row, the per-contract offsets.
     bytes:
@@ -929,8 +942,9 @@ function currentRows(
   const cutoff = asOf.cutoffSeconds;
   const throughDay = dayNumberOfIso(through);
   const { day, quote_time: quoteTime } = block.quotes;
-  const { offsets, byContract, byExpiration, expirations } = block;
-  const interestFloor = previousSession(block.first);
+  const { offsets, byContract, byExpiration, expirations, firstTradedDay } = block;
+  const firstDay = dayNumberOfIso(block.first);
+  const interestFloorDay = dayNumberOfIso(previousSession(block.first));
   // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
   let low = 0;
   let high = expirations.length;
@@ -948,16 +962,16 @@ function currentRows(
         ? Int32Array.of(only)
         : new Int32Array(0);
   for (const id of suffix) {
-    const contract = block.contracts[id]!;
-    if (contract.first_traded > through) continue;
+    const firstTraded = firstTradedDay[id]!;
+    if (firstTraded > throughDay) continue;
     const found = latestRow(offsets[id]!, offsets[id + 1]!);
     if (found === -1) {
       // A contract traded before the block may have its latest snapshot before it: only the query knows.
-      if (contract.first_traded < block.first) return undefined;
+      if (firstTraded < firstDay) return undefined;
       continue;
     }
     // Open interest settled before the block may be the latest published: only the query knows.
-    if (contract.first_traded < interestFloor && !interestPublishedBy(block.interest, id, cutoff)) {
+    if (firstTraded < interestFloorDay && !interestPublishedBy(block.interest, id, cutoff)) {
       return undefined;
     }
     rows.push(found);
