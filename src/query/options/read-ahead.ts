@@ -84,6 +84,12 @@ type Block = {
   readonly firstTradedDay: Float64Array;
   /** Per contract index: its open interest rows in settled-session order. */
   readonly interest: InterestColumns;
+  /**
+   * Per contract index, 1 when the block holds its latest snapshot (open interest) from before the block
+   * too, found by looking back to its first traded session: then it has no older one than the block holds.
+   */
+  readonly carriedQuotes: Uint8Array | undefined;
+  readonly carriedInterest: Uint8Array | undefined;
   /** About how many bytes the block holds (what the session cache counts). */
   readonly bytes: number;
 };
@@ -552,7 +558,7 @@ async function loadBlock(
     );
     quoteParts.push(numbered(read.columns, known, QUOTE_COLUMNS));
   }
-  const quotes = inSessionOrder(concatenated(quoteParts, QUOTE_COLUMNS));
+  let quotes = inSessionOrder(concatenated(quoteParts, QUOTE_COLUMNS));
   const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
   const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
   // Open interest settled from the session before the block's first.
@@ -568,6 +574,18 @@ async function loadBlock(
       { underlying: scope.underlying, ...oiSlice },
     );
     interestParts.push(numbered(read.columns, known, interestNames));
+  }
+  // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
+  // settled) on its first session, the contract's latest row before it: a current as-of answers with a
+  // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
+  let carried: Carried | undefined;
+  if (rowsPerSession !== undefined) {
+    const read = await carriedRows(sql, scope, first, known, quotes, interestParts);
+    if (read !== undefined) {
+      carried = read;
+      quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
+      interestParts.unshift(read.interest);
+    }
   }
   const interest = interestColumns(concatenated(interestParts, interestNames), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
@@ -600,6 +618,8 @@ async function loadBlock(
     expirations,
     firstTradedDay: known.firstTradedDay,
     interest,
+    carriedQuotes: carried?.quoteSearched,
+    carriedInterest: carried?.interestSearched,
     // Sixteen numbers and a row index a row, three numbers an open interest row, the per-contract offsets.
     bytes:
       rows * (QUOTE_COLUMNS.length * 8 + 4) +
@@ -608,6 +628,103 @@ async function loadBlock(
       offsets.byteLength +
       known.bytes,
   };
+}
+
+/** What a loop's block carries from before its first session (see `carriedRows`). */
+type Carried = {
+  readonly quotes: QuoteColumns;
+  readonly interest: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>;
+  readonly quoteSearched: Uint8Array;
+  readonly interestSearched: Uint8Array;
+};
+
+/**
+ * For the contracts of a block listed before its first session and not quoted on it (or with no open
+ * interest settled the session before), each one's latest snapshot and open interest before the block:
+ * one query each over the sessions since the earliest of them was first traded. Undefined when none lacks.
+ */
+async function carriedRows(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  known: ScopeContracts,
+  quotes: QuoteColumns,
+  interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
+): Promise<Carried | undefined> {
+  const count = known.contracts.length;
+  const firstDay = dayNumberOfIso(first);
+  const oiFirst = previousSession(first);
+  const oiFirstDay = dayNumberOfIso(oiFirst);
+  const quoted = new Uint8Array(count);
+  for (let i = 0; i < quotes.day.length && quotes.day[i] === firstDay; i++) quoted[quotes.contract[i]!] = 1;
+  const settled = new Uint8Array(count);
+  for (const part of interestParts) {
+    for (let i = 0; i < part.contract.length; i++)
+      if (part.settled[i] === oiFirstDay) settled[part.contract[i]!] = 1;
+  }
+  const quoteSearched = new Uint8Array(count);
+  const interestSearched = new Uint8Array(count);
+  const symbols: string[] = [];
+  let since = Number.POSITIVE_INFINITY;
+  for (let id = 0; id < count; id++) {
+    const firstTraded = known.firstTradedDay[id]!;
+    const needsQuote = firstTraded < firstDay && !quoted[id];
+    const needsInterest = firstTraded < oiFirstDay && !settled[id];
+    if (!needsQuote && !needsInterest) continue;
+    quoteSearched[id] = 1;
+    interestSearched[id] = 1;
+    symbols.push(known.contracts[id]!.option_symbol);
+    if (firstTraded < since) since = firstTraded;
+  }
+  if (symbols.length === 0) return undefined;
+  const from = isoDateOfDay(since);
+  const before = previousSession(first);
+  const underlying = { underlying: scope.underlying };
+  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
+  const quoteSource = await sql.from('option_quotes', underlying, { first: from, last: before });
+  const quoteRead = await sql.typedColumns(
+    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
+       ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
+       ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
+       ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
+       ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
+     FROM ${quoteSource} q
+     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND q.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY q.option_symbol ORDER BY q.session_date DESC, q.quote_time DESC) = 1`,
+    { ...params, before },
+  );
+  const oiBefore = previousSession(oiFirst);
+  const interestSource = await sql.from('open_interest', underlying, { first: from, last: oiBefore });
+  const interestRead = await sql.typedColumns(
+    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
+       ${double('epoch_ms(o.published_at) / 1000')}
+     FROM ${interestSource} o
+     WHERE o.underlying = $underlying
+       AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND o.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY o.option_symbol ORDER BY o.settled_session DESC) = 1`,
+    { ...params, before: oiBefore },
+  );
+  return {
+    quotes: numbered(quoteRead.columns, known, QUOTE_COLUMNS),
+    interest: numbered(interestRead.columns, known, [
+      'contract',
+      'settled',
+      'openInterest',
+      'publishedAt',
+    ] as const),
+    quoteSearched,
+    interestSearched,
+  };
+}
+
+/** Whether contract `id` has an open interest row settled before `day`. */
+function interestBefore(interest: InterestColumns, id: number, day: number): boolean {
+  const start = interest.offsets[id]!;
+  return start < interest.offsets[id + 1]! && interest.settledDay[start]! < day;
 }
 
 /** Rows a block reads in one query: a block of a year read at once peaked at twice the memory. */
@@ -967,11 +1084,15 @@ function currentRows(
     const found = latestRow(offsets[id]!, offsets[id + 1]!);
     if (found === -1) {
       // A contract traded before the block may have its latest snapshot before it: only the query knows.
-      if (firstTraded < firstDay) return undefined;
+      if (firstTraded < firstDay && !block.carriedQuotes?.[id]) return undefined;
       continue;
     }
     // Open interest settled before the block may be the latest published: only the query knows.
-    if (firstTraded < interestFloorDay && !interestPublishedBy(block.interest, id, cutoff)) {
+    if (
+      firstTraded < interestFloorDay &&
+      !interestPublishedBy(block.interest, id, cutoff) &&
+      !(block.carriedInterest?.[id] && !interestBefore(block.interest, id, interestFloorDay))
+    ) {
       return undefined;
     }
     rows.push(found);
