@@ -278,7 +278,7 @@ async function loopBlock(
     last = next;
   }
   const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
-    loadBlock(sql, scope, first, last, contracts, density),
+    loadBlock(sql, scope, first, last, contracts, density, block),
   );
   state.block = pending;
   pending.catch(() => {
@@ -537,6 +537,7 @@ async function loadBlock(
   last: string,
   known: ScopeContracts,
   rowsPerSession?: number,
+  previous?: Block,
 ): Promise<Block> {
   const { contracts, byExpiration, expirations } = known;
   const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
@@ -580,7 +581,7 @@ async function loadBlock(
   // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
   let carried: Carried | undefined;
   if (rowsPerSession !== undefined) {
-    const read = await carriedRows(sql, scope, first, known, quotes, interestParts);
+    const read = await carriedRows(sql, scope, first, known, quotes, interestParts, previous);
     if (read !== undefined) {
       carried = read;
       quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
@@ -641,7 +642,9 @@ type Carried = {
 /**
  * For the contracts of a block listed before its first session and not quoted on it (or with no open
  * interest settled the session before), each one's latest snapshot and open interest before the block:
- * one query each over the sessions since the earliest of them was first traded. Undefined when none lacks.
+ * from the loop's previous block when it reaches the session before this one's first and knows the
+ * contract's history (its rows, its own carried row), else one query each over the sessions since the
+ * earliest of the rest was first traded. Undefined when no contract lacks them.
  */
 async function carriedRows(
   sql: SqlSession,
@@ -650,6 +653,7 @@ async function carriedRows(
   known: ScopeContracts,
   quotes: QuoteColumns,
   interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
+  previous: Block | undefined,
 ): Promise<Carried | undefined> {
   const count = known.contracts.length;
   const firstDay = dayNumberOfIso(first);
@@ -666,6 +670,11 @@ async function carriedRows(
   const interestSearched = new Uint8Array(count);
   const symbols: string[] = [];
   let since = Number.POSITIVE_INFINITY;
+  const reaches = previous !== undefined && previous.first < first && previousSession(first) <= previous.last;
+  const held = reaches ? heldHistory(previous!, firstDay, oiFirstDay) : undefined;
+  const quoteRows: [id: number, row: number][] = [];
+  const interestRows: [id: number, row: number][] = [];
+  let searched = 0;
   for (let id = 0; id < count; id++) {
     const firstTraded = known.firstTradedDay[id]!;
     const needsQuote = firstTraded < firstDay && !quoted[id];
@@ -673,10 +682,23 @@ async function carriedRows(
     if (!needsQuote && !needsInterest) continue;
     quoteSearched[id] = 1;
     interestSearched[id] = 1;
-    symbols.push(known.contracts[id]!.option_symbol);
+    searched++;
+    const symbol = known.contracts[id]!.option_symbol;
+    const fromPrevious = held?.(symbol);
+    if (fromPrevious !== undefined) {
+      if (fromPrevious.quote !== -1) quoteRows.push([id, fromPrevious.quote]);
+      if (fromPrevious.interest !== -1) interestRows.push([id, fromPrevious.interest]);
+      continue;
+    }
+    symbols.push(symbol);
     if (firstTraded < since) since = firstTraded;
   }
-  if (symbols.length === 0) return undefined;
+  if (searched === 0) return undefined;
+  const quotesHeld = copiedQuotes(previous, quoteRows);
+  const interestHeld = copiedInterest(previous, interestRows);
+  if (symbols.length === 0) {
+    return { quotes: quotesHeld, interest: interestHeld, quoteSearched, interestSearched };
+  }
   const from = isoDateOfDay(since);
   const before = previousSession(first);
   const underlying = { underlying: scope.underlying };
@@ -709,15 +731,80 @@ async function carriedRows(
     { ...params, before: oiBefore },
   );
   return {
-    quotes: numbered(quoteRead.columns, known, QUOTE_COLUMNS),
-    interest: numbered(interestRead.columns, known, [
-      'contract',
-      'settled',
-      'openInterest',
-      'publishedAt',
-    ] as const),
+    quotes: concatenated([quotesHeld, numbered(quoteRead.columns, known, QUOTE_COLUMNS)], QUOTE_COLUMNS),
+    interest: concatenated(
+      [interestHeld, numbered(interestRead.columns, known, INTEREST_NAMES)],
+      INTEREST_NAMES,
+    ),
     quoteSearched,
     interestSearched,
+  };
+}
+
+const INTEREST_NAMES = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
+
+/**
+ * What a loop's previous block knows of a contract's history before a session (`day`; open interest
+ * settled before `oiDay`): its latest row there (-1: none), or undefined when the block cannot tell (the
+ * contract may have older rows than the block holds).
+ */
+function heldHistory(
+  previous: Block,
+  day: number,
+  oiDay: number,
+): (symbol: string) => { quote: number; interest: number } | undefined {
+  const firstDay = dayNumberOfIso(previous.first);
+  const oiFloorDay = dayNumberOfIso(previousSession(previous.first));
+  return (symbol) => {
+    const id = contractIndex(previous.contracts, symbol);
+    if (id === -1) return undefined;
+    let quote = -1;
+    for (let k = previous.offsets[id + 1]! - 1; k >= previous.offsets[id]!; k--) {
+      const row = previous.byContract[k]!;
+      if (previous.quotes.day[row]! < day) {
+        quote = row;
+        break;
+      }
+    }
+    const firstTraded = previous.firstTradedDay[id]!;
+    if (quote === -1 && !previous.carriedQuotes?.[id] && firstTraded < firstDay) return undefined;
+    const { offsets, settledDay } = previous.interest;
+    let interest = -1;
+    for (let k = offsets[id + 1]! - 1; k >= offsets[id]!; k--) {
+      if (settledDay[k]! < oiDay) {
+        interest = k;
+        break;
+      }
+    }
+    if (interest === -1 && !previous.carriedInterest?.[id] && firstTraded < oiFloorDay) return undefined;
+    return { quote, interest };
+  };
+}
+
+/** Rows of the previous block's quotes, numbered as the new block's contracts. */
+function copiedQuotes(previous: Block | undefined, rows: readonly [number, number][]): QuoteColumns {
+  const out = {} as Record<string, Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    out[name] = Float64Array.from(rows, ([id, row]) =>
+      name === 'contract' ? id : previous!.quotes[name][row]!,
+    );
+  }
+  return out as QuoteColumns;
+}
+
+/** Open interest rows of the previous block, numbered as the new block's contracts. */
+function copiedInterest(
+  previous: Block | undefined,
+  rows: readonly [number, number][],
+): Record<(typeof INTEREST_NAMES)[number], Float64Array> {
+  const interest = previous?.interest;
+  const pick = (column: 'settledDay' | 'openInterest' | 'publishedAt') =>
+    Float64Array.from(rows, ([, row]) => interest![column][row]!);
+  return {
+    contract: Float64Array.from(rows, ([id]) => id),
+    settled: pick('settledDay'),
+    openInterest: pick('openInterest'),
+    publishedAt: pick('publishedAt'),
   };
 }
 
