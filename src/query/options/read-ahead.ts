@@ -519,6 +519,30 @@ async function loadContracts(
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
 const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
+/** The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash. */
+function quoteColumnsSql(known: ScopeContracts): string {
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  return [
+    known.keys === undefined ? 'q.option_symbol' : SYMBOL_KEY('q'),
+    double("q.session_date - DATE '1970-01-01'"),
+    double('epoch_ms(q.quote_time) / 1000'),
+    ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map((c) => double(`q.${c}`)),
+    double('epoch_ms(q.volume_time) / 1000'),
+    ...['underlying_price', 'iv', 'delta', 'gamma', 'theta', 'vega'].map((c) => double(`q.${c}`)),
+  ].join(', ');
+}
+
+/** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
+function interestColumnsSql(known: ScopeContracts): string {
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  return [
+    known.keys === undefined ? 'o.option_symbol' : SYMBOL_KEY('o'),
+    double("o.settled_session - DATE '1970-01-01'"),
+    double('o.open_interest'),
+    double('epoch_ms(o.published_at) / 1000'),
+  ].join(', ');
+}
+
 /** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
 const CONTRACT_TABLE_BYTES = 200;
 
@@ -540,19 +564,13 @@ async function loadBlock(
   previous?: Block,
 ): Promise<Block> {
   const { contracts, byExpiration, expirations } = known;
-  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
   const underlying = { underlying: scope.underlying };
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
   const slices = sessionSlices(first, last, rowsPerSession);
   const quoteParts: QuoteColumns[] = [];
   for (const slice of slices) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
     const read = await sql.typedColumns(
-      `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
-         ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
-         ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
-         ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
-         ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
+      `SELECT ${quoteColumnsSql(known)}
        FROM ${quoteSource} q
        WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
       { underlying: scope.underlying, ...slice },
@@ -567,8 +585,7 @@ async function loadBlock(
     const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
     const interestSource = await sql.from('open_interest', underlying, oiSlice);
     const read = await sql.typedColumns(
-      `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
-         ${double('epoch_ms(o.published_at) / 1000')}
+      `SELECT ${interestColumnsSql(known)}
        FROM ${interestSource} o
        WHERE o.underlying = $underlying
          AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
@@ -702,16 +719,10 @@ async function carriedRows(
   const from = isoDateOfDay(since);
   const before = previousSession(first);
   const underlying = { underlying: scope.underlying };
-  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
   const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
   const quoteSource = await sql.from('option_quotes', underlying, { first: from, last: before });
   const quoteRead = await sql.typedColumns(
-    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
-       ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
-       ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
-       ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
-       ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
+    `SELECT ${quoteColumnsSql(known)}
      FROM ${quoteSource} q
      WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
        AND q.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
@@ -721,8 +732,7 @@ async function carriedRows(
   const oiBefore = previousSession(oiFirst);
   const interestSource = await sql.from('open_interest', underlying, { first: from, last: oiBefore });
   const interestRead = await sql.typedColumns(
-    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
-       ${double('epoch_ms(o.published_at) / 1000')}
+    `SELECT ${interestColumnsSql(known)}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying
        AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
