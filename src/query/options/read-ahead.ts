@@ -575,9 +575,10 @@ async function loadBlock(
        WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
       { underlying: scope.underlying, ...slice },
     );
-    quoteParts.push(numbered(read.columns, known, QUOTE_COLUMNS));
+    // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
+    quoteParts.push(inSessionOrder(numbered(read.columns, known, QUOTE_COLUMNS)));
   }
-  let quotes = inSessionOrder(concatenated(quoteParts, QUOTE_COLUMNS));
+  let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
   const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
   // Open interest settled from the session before the block's first.
