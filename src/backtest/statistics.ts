@@ -189,16 +189,28 @@ export function drawdownSeries(values: readonly number[], start?: number): (numb
   });
 }
 
-/** The fraction of sessions in which a round trip was open at some moment. */
+/**
+ * The fraction of sessions in which a round trip was open at some moment: one sweep over the sessions
+ * (in order) with the trips in order of opening, keeping the latest close among those opened so far
+ * (a session is held when that close is not before it), rather than every trip asked at every session.
+ */
 function timeInMarket(
   sessions: readonly string[],
   roundTrips: readonly StatisticsRoundTrip[],
 ): number | null {
   if (sessions.length === 0) return null;
   const last = sessions.at(-1)!;
+  const trips = roundTrips
+    .map((t) => ({ open: t.openSession, close: t.closeSession ?? last }))
+    .sort((a, b) => (a.open < b.open ? -1 : a.open > b.open ? 1 : 0));
+  let next = 0;
+  let heldThrough = '';
   let held = 0;
   for (const session of sessions) {
-    if (roundTrips.some((t) => t.openSession <= session && session <= (t.closeSession ?? last))) held++;
+    for (; next < trips.length && trips[next]!.open <= session; next++) {
+      if (trips[next]!.close > heldThrough) heldThrough = trips[next]!.close;
+    }
+    if (heldThrough >= session) held++;
   }
   return held / sessions.length;
 }

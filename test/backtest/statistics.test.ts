@@ -139,4 +139,33 @@ describe('computeStatistics', () => {
   it('refuses a risk-free rate that is not a rate', () => {
     expect(() => computeStatistics(equity, [], { riskFreeRate: Number.NaN })).toThrow(/riskFreeRate/);
   });
+
+  it('counts time in market over many overlapping trips as a session-by-session check does', () => {
+    // A seeded walk (no Math.random): 400 sessions, 60 trips of 0–5 sessions, some still open.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const days = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `2020-${String(1 + Math.floor(i / 28)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+    );
+    const trips = Array.from({ length: 60 }, () => {
+      const open = next(400);
+      const close = next(10) === 0 ? null : days[Math.min(399, open + next(6))]!;
+      return trip(0, days[open]!, close);
+    });
+    const held = days.filter((day) =>
+      trips.some((t) => t.openSession <= day && day <= (t.closeSession ?? days.at(-1)!)),
+    ).length;
+    const stats = computeStatistics(
+      days.map((session) => ({ session, equity: 100 })),
+      trips,
+    );
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThan(400);
+    expect(stats.timeInMarket).toBe(held / 400);
+  });
 });

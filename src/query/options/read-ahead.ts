@@ -26,8 +26,8 @@ const FIRST_ROW_BUDGET = 100_000;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
-/** Rows a block of an announced loop may hold (about 200 MB at its widest). */
-const ANNOUNCED_ROW_BUDGET = 1_500_000;
+/** Rows a block of an announced loop may hold (about 70 MB at its widest: the loop within 512 MB). */
+const ANNOUNCED_ROW_BUDGET = 500_000;
 /** Where the store's cache keeps an announced loop's period. */
 const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
 type SessionLoop = { from?: string; to?: string };
@@ -62,7 +62,7 @@ type Contract = Omit<
 >;
 
 /** The snapshot columns of a block, one Float64Array each (NULL as NaN), in `QUOTE_COLUMNS` order. */
-type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
+export type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -80,8 +80,16 @@ type Block = {
   /** Contract indices in expiration order, and their expirations: the contracts alive at a session are a suffix. */
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
-  /** Per contract index: its open interest rows in settled-session, then publication order. */
-  readonly interest: ReadonlyMap<number, readonly InterestRow[]>;
+  /** Per contract index: its first traded session as a day number. */
+  readonly firstTradedDay: Float64Array;
+  /** Per contract index: its open interest rows in settled-session order. */
+  readonly interest: InterestColumns;
+  /**
+   * Per contract index, 1 when the block holds its latest snapshot (open interest) from before the block
+   * too, found by looking back to its first traded session: then it has no older one than the block holds.
+   */
+  readonly carriedQuotes: Uint8Array | undefined;
+  readonly carriedInterest: Uint8Array | undefined;
   /** About how many bytes the block holds (what the session cache counts). */
   readonly bytes: number;
 };
@@ -101,18 +109,29 @@ type ScopeContracts = {
   readonly keys: { get(key: number): number | undefined } | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
+  /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
+  readonly firstTradedDay: Float64Array;
   readonly bytes: number;
 };
 
-/** One open interest row: the settled session as a day number. */
-type InterestRow = {
-  readonly settledDay: number;
-  readonly openInterest: number | null;
-  readonly publishedAt: number;
+/**
+ * A block's open interest as columns (a block of a year holds hundreds of thousands of rows: as objects
+ * they were most of its bytes and of the loop's garbage collection). Contract `id`'s rows are
+ * `offsets[id]…offsets[id+1]`, in settled-session order (one row per settled session, the table's key).
+ */
+export type InterestColumns = {
+  readonly offsets: Int32Array;
+  /** The settled session as a day number. */
+  readonly settledDay: Float64Array;
+  /** NULL as NaN. */
+  readonly openInterest: Float64Array;
+  readonly publishedAt: Float64Array;
+  /** Per contract: 1 when its rows' publication instants never go back (then searched by halves). */
+  readonly rising: Uint8Array;
 };
 
 /** The snapshot columns a block reads, all as DOUBLE. */
-const QUOTE_COLUMNS = [
+export const QUOTE_COLUMNS = [
   'contract',
   'day',
   'quote_time',
@@ -214,6 +233,8 @@ async function loopBlock(
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
+  /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
+  let density: number;
   if (
     announced.from !== undefined &&
     announced.to !== undefined &&
@@ -223,6 +244,7 @@ async function loopBlock(
     // A loop announced by its caller (a backtest over a period): one scan reads the rest of the period
     // at once, as far as the announced budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
+    density = rows;
     const left = sessionCount(session, announced.to);
     state.ahead = Math.max(
       LOOKBACK_SESSIONS + 1,
@@ -235,6 +257,7 @@ async function loopBlock(
   } else if (block === undefined) {
     // The first block: as many sessions as the first budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
+    density = rows;
     state.ahead = Math.max(
       LOOKBACK_SESSIONS + 1,
       Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows))),
@@ -242,6 +265,7 @@ async function loopBlock(
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.
     const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
+    density = rowsPerSession;
     state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
     state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
   }
@@ -254,7 +278,7 @@ async function loopBlock(
     last = next;
   }
   const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
-    loadBlock(sql, scope, first, last, contracts),
+    loadBlock(sql, scope, first, last, contracts, density, block),
   );
   state.block = pending;
   pending.catch(() => {
@@ -480,11 +504,44 @@ async function loadContracts(
             return global[low] === index ? low : undefined;
           },
         };
-  return { contracts, ids, keys, byExpiration, expirations, bytes: contracts.length * CONTRACT_BYTES };
+  const firstTradedDay = Float64Array.from(picked, (i) => table.firstTradedDay[i]!);
+  return {
+    contracts,
+    ids,
+    keys,
+    byExpiration,
+    expirations,
+    firstTradedDay,
+    bytes: contracts.length * CONTRACT_BYTES,
+  };
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
 const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+
+/** The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash. */
+function quoteColumnsSql(known: ScopeContracts): string {
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  return [
+    known.keys === undefined ? 'q.option_symbol' : SYMBOL_KEY('q'),
+    double("q.session_date - DATE '1970-01-01'"),
+    double('epoch_ms(q.quote_time) / 1000'),
+    ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map((c) => double(`q.${c}`)),
+    double('epoch_ms(q.volume_time) / 1000'),
+    ...['underlying_price', 'iv', 'delta', 'gamma', 'theta', 'vega'].map((c) => double(`q.${c}`)),
+  ].join(', ');
+}
+
+/** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
+function interestColumnsSql(known: ScopeContracts): string {
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  return [
+    known.keys === undefined ? 'o.option_symbol' : SYMBOL_KEY('o'),
+    double("o.settled_session - DATE '1970-01-01'"),
+    double('o.open_interest'),
+    double('epoch_ms(o.published_at) / 1000'),
+  ].join(', ');
+}
 
 /** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
 const CONTRACT_TABLE_BYTES = 200;
@@ -503,63 +560,61 @@ async function loadBlock(
   first: string,
   last: string,
   known: ScopeContracts,
+  rowsPerSession?: number,
+  previous?: Block,
 ): Promise<Block> {
   const { contracts, byExpiration, expirations } = known;
-  const symbol = (alias: string) => (known.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
   const underlying = { underlying: scope.underlying };
-  const oiFirst = previousSession(first);
-  const [quoteSource, interestSource] = await Promise.all([
-    sql.from('option_quotes', underlying, { first, last }),
-    sql.from('open_interest', underlying, { first: oiFirst, last }),
-  ]);
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
-  const read = await sql.typedColumns(
-    `SELECT ${symbol('q')}, ${double("q.session_date - DATE '1970-01-01'")},
-       ${double('epoch_ms(q.quote_time) / 1000')}, ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')},
-       ${double('q.ask_size')}, ${double('q."last"')}, ${double('q.volume')},
-       ${double('epoch_ms(q.volume_time) / 1000')}, ${double('q.underlying_price')}, ${double('q.iv')},
-       ${double('q.delta')}, ${double('q.gamma')}, ${double('q.theta')}, ${double('q.vega')}
-     FROM ${quoteSource} q
-     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
-     ORDER BY q.session_date, q.option_symbol, q.quote_time`,
-    { underlying: scope.underlying, first, last },
-  );
-  const quotes = numbered(read.columns, known, QUOTE_COLUMNS) as QuoteColumns;
-  const interestRead = await sql.typedColumns(
-    `SELECT ${symbol('o')}, ${double("o.settled_session - DATE '1970-01-01'")}, ${double('o.open_interest')},
-       ${double('epoch_ms(o.published_at) / 1000')}
-     FROM ${interestSource} o
-     WHERE o.underlying = $underlying
-       AND o.settled_session BETWEEN CAST($oiFirst AS DATE) AND CAST($last AS DATE)
-     ORDER BY o.option_symbol, o.settled_session, o.published_at`,
-    { underlying: scope.underlying, oiFirst, last },
-  );
-  const {
-    contract: interestIds,
-    settled: settledDays,
-    openInterest,
-    publishedAt,
-  } = numbered(interestRead.columns, known, ['contract', 'settled', 'openInterest', 'publishedAt'] as const);
-  const interest = new Map<number, InterestRow[]>();
-  for (let i = 0; i < interestIds.length; i++) {
-    const entry = {
-      settledDay: settledDays[i]!,
-      openInterest: nullable(openInterest[i]!),
-      publishedAt: publishedAt[i]!,
-    };
-    const list = interest.get(interestIds[i]!);
-    if (list === undefined) interest.set(interestIds[i]!, [entry]);
-    else list.push(entry);
+  const slices = sessionSlices(first, last, rowsPerSession);
+  const quoteParts: QuoteColumns[] = [];
+  for (const slice of slices) {
+    const quoteSource = await sql.from('option_quotes', underlying, slice);
+    const read = await sql.typedColumns(
+      `SELECT ${quoteColumnsSql(known)}
+       FROM ${quoteSource} q
+       WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+      { underlying: scope.underlying, ...slice },
+    );
+    // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
+    quoteParts.push(inSessionOrder(numbered(read.columns, known, QUOTE_COLUMNS)));
   }
+  let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
+  const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
+  const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
+  // Open interest settled from the session before the block's first.
+  for (const [i, slice] of slices.entries()) {
+    const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
+    const interestSource = await sql.from('open_interest', underlying, oiSlice);
+    const read = await sql.typedColumns(
+      `SELECT ${interestColumnsSql(known)}
+       FROM ${interestSource} o
+       WHERE o.underlying = $underlying
+         AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+      { underlying: scope.underlying, ...oiSlice },
+    );
+    interestParts.push(numbered(read.columns, known, interestNames));
+  }
+  // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
+  // settled) on its first session, the contract's latest row before it: a current as-of answers with a
+  // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
+  let carried: Carried | undefined;
+  if (rowsPerSession !== undefined) {
+    const read = await carriedRows(sql, scope, first, known, quotes, interestParts, previous);
+    if (read !== undefined) {
+      carried = read;
+      quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
+      interestParts.unshift(read.interest);
+    }
+  }
+  const interest = interestColumns(concatenated(interestParts, interestNames), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
   const offsets = new Int32Array(contracts.length + 1);
   for (const id of quotes.contract) offsets[id + 1]!++;
   for (let id = 0; id < contracts.length; id++) offsets[id + 1]! += offsets[id]!;
   const byContract = new Int32Array(quotes.contract.length);
   const fill = offsets.slice(0, contracts.length);
-  quotes.contract.forEach((id, i) => {
-    byContract[fill[id]!++] = i;
-  });
+  const contractOf = quotes.contract;
+  for (let i = 0; i < contractOf.length; i++) byContract[fill[contractOf[i]!]!++] = i;
   const sessions = new Map<string, SessionRange>();
   const days = quotes.day;
   let start = 0;
@@ -580,10 +635,385 @@ async function loadBlock(
     byContract,
     byExpiration,
     expirations,
+    firstTradedDay: known.firstTradedDay,
     interest,
-    // Sixteen numbers and a row index a row, a list entry an open interest row, the per-contract offsets.
-    bytes: rows * (QUOTE_COLUMNS.length * 8 + 4) + interestIds.length * 64 + offsets.byteLength + known.bytes,
+    carriedQuotes: carried?.quoteSearched,
+    carriedInterest: carried?.interestSearched,
+    // Sixteen numbers and a row index a row, three numbers an open interest row, the per-contract offsets.
+    bytes:
+      rows * (QUOTE_COLUMNS.length * 8 + 4) +
+      interest.settledDay.length * 24 +
+      interest.offsets.byteLength * 2 +
+      offsets.byteLength +
+      known.bytes,
   };
+}
+
+/** What a loop's block carries from before its first session (see `carriedRows`). */
+type Carried = {
+  readonly quotes: QuoteColumns;
+  readonly interest: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>;
+  readonly quoteSearched: Uint8Array;
+  readonly interestSearched: Uint8Array;
+};
+
+/**
+ * For the contracts of a block listed before its first session and not quoted on it (or with no open
+ * interest settled the session before), each one's latest snapshot and open interest before the block:
+ * from the loop's previous block when it reaches the session before this one's first and knows the
+ * contract's history (its rows, its own carried row), else one query each over the sessions since the
+ * earliest of the rest was first traded. Undefined when no contract lacks them.
+ */
+async function carriedRows(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  known: ScopeContracts,
+  quotes: QuoteColumns,
+  interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
+  previous: Block | undefined,
+): Promise<Carried | undefined> {
+  const count = known.contracts.length;
+  const firstDay = dayNumberOfIso(first);
+  const oiFirst = previousSession(first);
+  const oiFirstDay = dayNumberOfIso(oiFirst);
+  const quoted = new Uint8Array(count);
+  for (let i = 0; i < quotes.day.length && quotes.day[i] === firstDay; i++) quoted[quotes.contract[i]!] = 1;
+  const settled = new Uint8Array(count);
+  for (const part of interestParts) {
+    for (let i = 0; i < part.contract.length; i++)
+      if (part.settled[i] === oiFirstDay) settled[part.contract[i]!] = 1;
+  }
+  const quoteSearched = new Uint8Array(count);
+  const interestSearched = new Uint8Array(count);
+  const symbols: string[] = [];
+  let since = Number.POSITIVE_INFINITY;
+  const reaches = previous !== undefined && previous.first < first && previousSession(first) <= previous.last;
+  const held = reaches ? heldHistory(previous!, firstDay, oiFirstDay) : undefined;
+  const quoteRows: [id: number, row: number][] = [];
+  const interestRows: [id: number, row: number][] = [];
+  let searched = 0;
+  for (let id = 0; id < count; id++) {
+    const firstTraded = known.firstTradedDay[id]!;
+    const needsQuote = firstTraded < firstDay && !quoted[id];
+    const needsInterest = firstTraded < oiFirstDay && !settled[id];
+    if (!needsQuote && !needsInterest) continue;
+    quoteSearched[id] = 1;
+    interestSearched[id] = 1;
+    searched++;
+    const symbol = known.contracts[id]!.option_symbol;
+    const fromPrevious = held?.(symbol);
+    if (fromPrevious !== undefined) {
+      if (fromPrevious.quote !== -1) quoteRows.push([id, fromPrevious.quote]);
+      if (fromPrevious.interest !== -1) interestRows.push([id, fromPrevious.interest]);
+      continue;
+    }
+    symbols.push(symbol);
+    if (firstTraded < since) since = firstTraded;
+  }
+  if (searched === 0) return undefined;
+  const quotesHeld = copiedQuotes(previous, quoteRows);
+  const interestHeld = copiedInterest(previous, interestRows);
+  if (symbols.length === 0) {
+    return { quotes: quotesHeld, interest: interestHeld, quoteSearched, interestSearched };
+  }
+  const from = isoDateOfDay(since);
+  const before = previousSession(first);
+  const underlying = { underlying: scope.underlying };
+  const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
+  const quoteSource = await sql.from('option_quotes', underlying, { first: from, last: before });
+  const quoteRead = await sql.typedColumns(
+    `SELECT ${quoteColumnsSql(known)}
+     FROM ${quoteSource} q
+     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND q.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY q.option_symbol ORDER BY q.session_date DESC, q.quote_time DESC) = 1`,
+    { ...params, before },
+  );
+  const oiBefore = previousSession(oiFirst);
+  const interestSource = await sql.from('open_interest', underlying, { first: from, last: oiBefore });
+  const interestRead = await sql.typedColumns(
+    `SELECT ${interestColumnsSql(known)}
+     FROM ${interestSource} o
+     WHERE o.underlying = $underlying
+       AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND o.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY o.option_symbol ORDER BY o.settled_session DESC) = 1`,
+    { ...params, before: oiBefore },
+  );
+  return {
+    quotes: concatenated([quotesHeld, numbered(quoteRead.columns, known, QUOTE_COLUMNS)], QUOTE_COLUMNS),
+    interest: concatenated(
+      [interestHeld, numbered(interestRead.columns, known, INTEREST_NAMES)],
+      INTEREST_NAMES,
+    ),
+    quoteSearched,
+    interestSearched,
+  };
+}
+
+const INTEREST_NAMES = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
+
+/**
+ * What a loop's previous block knows of a contract's history before a session (`day`; open interest
+ * settled before `oiDay`): its latest row there (-1: none), or undefined when the block cannot tell (the
+ * contract may have older rows than the block holds).
+ */
+function heldHistory(
+  previous: Block,
+  day: number,
+  oiDay: number,
+): (symbol: string) => { quote: number; interest: number } | undefined {
+  const firstDay = dayNumberOfIso(previous.first);
+  const oiFloorDay = dayNumberOfIso(previousSession(previous.first));
+  return (symbol) => {
+    const id = contractIndex(previous.contracts, symbol);
+    if (id === -1) return undefined;
+    let quote = -1;
+    for (let k = previous.offsets[id + 1]! - 1; k >= previous.offsets[id]!; k--) {
+      const row = previous.byContract[k]!;
+      if (previous.quotes.day[row]! < day) {
+        quote = row;
+        break;
+      }
+    }
+    const firstTraded = previous.firstTradedDay[id]!;
+    if (quote === -1 && !previous.carriedQuotes?.[id] && firstTraded < firstDay) return undefined;
+    const { offsets, settledDay } = previous.interest;
+    let interest = -1;
+    for (let k = offsets[id + 1]! - 1; k >= offsets[id]!; k--) {
+      if (settledDay[k]! < oiDay) {
+        interest = k;
+        break;
+      }
+    }
+    if (interest === -1 && !previous.carriedInterest?.[id] && firstTraded < oiFloorDay) return undefined;
+    return { quote, interest };
+  };
+}
+
+/** Rows of the previous block's quotes, numbered as the new block's contracts. */
+function copiedQuotes(previous: Block | undefined, rows: readonly [number, number][]): QuoteColumns {
+  const out = {} as Record<string, Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    out[name] = Float64Array.from(rows, ([id, row]) =>
+      name === 'contract' ? id : previous!.quotes[name][row]!,
+    );
+  }
+  return out as QuoteColumns;
+}
+
+/** Open interest rows of the previous block, numbered as the new block's contracts. */
+function copiedInterest(
+  previous: Block | undefined,
+  rows: readonly [number, number][],
+): Record<(typeof INTEREST_NAMES)[number], Float64Array> {
+  const interest = previous?.interest;
+  const pick = (column: 'settledDay' | 'openInterest' | 'publishedAt') =>
+    Float64Array.from(rows, ([, row]) => interest![column][row]!);
+  return {
+    contract: Float64Array.from(rows, ([id]) => id),
+    settled: pick('settledDay'),
+    openInterest: pick('openInterest'),
+    publishedAt: pick('publishedAt'),
+  };
+}
+
+/** Whether contract `id` has an open interest row settled before `day`. */
+function interestBefore(interest: InterestColumns, id: number, day: number): boolean {
+  const start = interest.offsets[id]!;
+  return start < interest.offsets[id + 1]! && interest.settledDay[start]! < day;
+}
+
+/** Rows a block reads in one query: a block of a year read at once peaked at twice the memory. */
+const SLICE_ROWS = 50_000;
+
+/**
+ * The block's sessions `first`…`last` in consecutive slices of about SLICE_ROWS rows at
+ * `rowsPerSession`, each read by a query of its own (one slice when the density is not known).
+ */
+function sessionSlices(
+  first: string,
+  last: string,
+  rowsPerSession: number | undefined,
+): { first: string; last: string }[] {
+  if (rowsPerSession === undefined) return [{ first, last }];
+  const size = Math.max(1, Math.floor(SLICE_ROWS / Math.max(1, rowsPerSession)));
+  const slices: { first: string; last: string }[] = [];
+  let start: string | undefined = first;
+  while (start !== undefined && start <= last) {
+    let end = start;
+    for (let i = 1; i < size; i++) {
+      const next = tryNextSession(end);
+      if (next === undefined || next > last) break;
+      end = next;
+    }
+    slices.push({ first: start, last: end });
+    start = tryNextSession(end);
+  }
+  return slices;
+}
+
+/** Parts' columns one after another (the one part as it is). */
+function concatenated<K extends string>(
+  parts: readonly Record<K, Float64Array>[],
+  names: readonly K[],
+): Record<K, Float64Array> {
+  if (parts.length === 1) return parts[0]!;
+  const length = parts.reduce((sum, part) => sum + part[names[0]!].length, 0);
+  const out = {} as Record<K, Float64Array>;
+  for (const name of names) {
+    const column = new Float64Array(length);
+    let offset = 0;
+    for (const part of parts) {
+      column.set(part[name], offset);
+      offset += part[name].length;
+    }
+    out[name] = column;
+  }
+  return out;
+}
+
+/**
+ * The block's rows in session, contract (symbol) and quote time order. Each file is sorted so and holds
+ * sessions of its own, so rows read without an ORDER BY (DuckDB sorting a block cost about as much as
+ * reading it) come as sorted runs, a file's each: a counting sort of their days puts the runs in order,
+ * and a full sort is left for rows that still are not.
+ */
+export function inSessionOrder(quotes: QuoteColumns): QuoteColumns {
+  if (inOrder(quotes)) return quotes;
+  const { day } = quotes;
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const d of day) {
+    if (d < low) low = d;
+    if (d > high) high = d;
+  }
+  const starts = new Int32Array(high - low + 2);
+  for (const d of day) starts[d - low + 1]!++;
+  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
+  const order = new Int32Array(day.length);
+  for (let i = 0; i < day.length; i++) order[starts[day[i]! - low]!++] = i;
+  const bySession = permuted(quotes, order);
+  if (inOrder(bySession)) return bySession;
+  const { contract, quote_time: quoteTime } = quotes;
+  order.sort((a, b) => day[a]! - day[b]! || contract[a]! - contract[b]! || quoteTime[a]! - quoteTime[b]!);
+  return permuted(quotes, order);
+}
+
+/** Whether a block's rows are in session, contract, quote time order. */
+function inOrder({ day, contract, quote_time: quoteTime }: QuoteColumns): boolean {
+  for (let i = 1; i < day.length; i++) {
+    if (day[i] !== day[i - 1]) {
+      if (day[i]! < day[i - 1]!) return false;
+    } else if (contract[i] !== contract[i - 1]) {
+      if (contract[i]! < contract[i - 1]!) return false;
+    } else if (quoteTime[i]! < quoteTime[i - 1]!) return false;
+  }
+  return true;
+}
+
+/** The columns with their rows in the given order. */
+function permuted(quotes: QuoteColumns, order: Int32Array): QuoteColumns {
+  const out = {} as Record<string, Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    const from = quotes[name];
+    const to = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
+    out[name] = to;
+  }
+  return out as QuoteColumns;
+}
+
+/**
+ * Open interest rows (read in the files' order) as columns grouped by contract, each contract's in
+ * settled-session order: a stable counting sort by contract keeps the files' settled order, and a
+ * contract whose rows came from files out of order is sorted on its own.
+ */
+export function interestColumns(
+  read: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>,
+  count: number,
+): InterestColumns {
+  const { contract } = read;
+  const offsets = new Int32Array(count + 1);
+  for (const id of contract) offsets[id + 1]!++;
+  for (let id = 0; id < count; id++) offsets[id + 1]! += offsets[id]!;
+  const fill = offsets.slice(0, count);
+  const order = new Int32Array(contract.length);
+  for (let i = 0; i < contract.length; i++) order[fill[contract[i]!]!++] = i;
+  for (let id = 0; id < count; id++) {
+    const start = offsets[id]!;
+    const end = offsets[id + 1]!;
+    for (let k = start + 1; k < end; k++) {
+      if (read.settled[order[k]!]! < read.settled[order[k - 1]!]!) {
+        order.subarray(start, end).sort((a, b) => read.settled[a]! - read.settled[b]!);
+        break;
+      }
+    }
+  }
+  const column = (from: Float64Array) => {
+    const to = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
+    return to;
+  };
+  const publishedAt = column(read.publishedAt);
+  const rising = new Uint8Array(count);
+  for (let id = 0; id < count; id++) {
+    let up = 1;
+    for (let k = offsets[id]! + 1; k < offsets[id + 1]! && up; k++)
+      if (publishedAt[k]! < publishedAt[k - 1]!) up = 0;
+    rising[id] = up;
+  }
+  return {
+    offsets,
+    settledDay: column(read.settled),
+    openInterest: column(read.openInterest),
+    publishedAt,
+    rising,
+  };
+}
+
+/** Contract `id`'s open interest row settled on `settledDay`, or -1. */
+function settledInterest(interest: InterestColumns, id: number, settledDay: number): number {
+  let low = interest.offsets[id]!;
+  let high = interest.offsets[id + 1]!;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (interest.settledDay[middle]! < settledDay) low = middle + 1;
+    else high = middle;
+  }
+  return low < interest.offsets[id + 1]! && interest.settledDay[low] === settledDay ? low : -1;
+}
+
+/**
+ * Contract `id`'s latest settled session's open interest published by the cutoff (the last of its rows,
+ * in settled order, published by then), or -1.
+ */
+function latestInterest(interest: InterestColumns, id: number, cutoff: number): number {
+  const start = interest.offsets[id]!;
+  const end = interest.offsets[id + 1]!;
+  const publishedAt = interest.publishedAt;
+  if (interest.rising[id]) {
+    let low = start;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (publishedAt[middle]! <= cutoff) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
+  }
+  for (let k = end - 1; k >= start; k--) if (publishedAt[k]! <= cutoff) return k;
+  return -1;
+}
+
+/** Whether contract `id` has open interest published by the cutoff. */
+function interestPublishedBy(interest: InterestColumns, id: number, cutoff: number): boolean {
+  const start = interest.offsets[id]!;
+  if (start === interest.offsets[id + 1]!) return false;
+  return interest.rising[id]
+    ? interest.publishedAt[start]! <= cutoff
+    : latestInterest(interest, id, cutoff) !== -1;
 }
 
 /**
@@ -600,10 +1030,17 @@ function numbered<const N extends readonly string[]>(
     symbols instanceof Float64Array
       ? (i: number) => known.keys!.get(symbols[i]!)
       : (i: number) => known.ids.get(symbols[i]!);
-  const contract = new Float64Array(symbols.length);
+  // The hashes' own column takes the numbers (a row's is read before it is written over).
+  const contract = symbols instanceof Float64Array ? symbols : new Float64Array(symbols.length);
+  let lastKey: number | string | null | undefined;
+  let lastId: number | undefined;
   let kept = 0;
   for (let i = 0; i < symbols.length; i++) {
-    const id = lookup(i);
+    // A contract's rows of a session are next to each other: its number is looked up once for them.
+    const key = symbols[i];
+    const id = key === lastKey ? lastId : lookup(i);
+    lastKey = key;
+    lastId = id;
     if (id === undefined) continue;
     contract[kept] = id;
     // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
@@ -630,9 +1067,10 @@ function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
 
-/** The store row of a block's row `i`, with the open interest that answers it. */
-function rowAt(block: Block, i: number, interest: InterestRow | undefined, session: string): SnapshotRow {
+/** The store row of a block's row `i`, with the open interest row that answers it (-1: none). */
+function rowAt(block: Block, i: number, interestRow: number, session: string): SnapshotRow {
   const q = block.quotes;
+  const interest = block.interest;
   const contract = block.contracts[q.contract[i]!]!;
   // Every field named, in one order: one object shape for all rows (a spread of the driver's row
   // objects made each row slow to build and to read).
@@ -665,8 +1103,8 @@ function rowAt(block: Block, i: number, interest: InterestRow | undefined, sessi
     gamma: nullable(q.gamma[i]!),
     theta: nullable(q.theta[i]!),
     vega: nullable(q.vega[i]!),
-    open_interest: interest?.openInterest ?? null,
-    oi_published_at: interest === undefined ? null : interest.publishedAt,
+    open_interest: interestRow === -1 ? null : nullable(interest.openInterest[interestRow]!),
+    oi_published_at: interestRow === -1 ? null : interest.publishedAt[interestRow]!,
   };
 }
 
@@ -684,16 +1122,14 @@ function datedRows(block: Block, session: string, only?: number): RowSource {
     }
   }
   const settledDay = dayNumberOfIso(previousSession(session));
-  return blockSource(block, rows, (id) =>
-    block.interest.get(id)?.find((entry) => entry.settledDay === settledDay),
-  );
+  return blockSource(block, rows, (id) => settledInterest(block.interest, id, settledDay));
 }
 
 /** The rows of a block chosen for an as-of, made into store rows only when asked for. */
 function blockSource(
   block: Block,
   rows: readonly number[],
-  interestOf: (contract: number) => InterestRow | undefined,
+  interestOf: (contract: number) => number,
 ): RowSource {
   const contractOf = block.quotes.contract;
   return {
@@ -721,8 +1157,9 @@ function currentRows(
   const cutoff = asOf.cutoffSeconds;
   const throughDay = dayNumberOfIso(through);
   const { day, quote_time: quoteTime } = block.quotes;
-  const { offsets, byContract, byExpiration, expirations } = block;
-  const interestFloor = previousSession(block.first);
+  const { offsets, byContract, byExpiration, expirations, firstTradedDay } = block;
+  const firstDay = dayNumberOfIso(block.first);
+  const interestFloorDay = dayNumberOfIso(previousSession(block.first));
   // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
   let low = 0;
   let high = expirations.length;
@@ -732,7 +1169,6 @@ function currentRows(
     else high = middle;
   }
   const rows: number[] = [];
-  const interests = new Map<number, InterestRow | undefined>();
   // One contract (`only`): the same walk over a one-element suffix, empty when it expired before.
   const suffix =
     only === undefined
@@ -741,21 +1177,26 @@ function currentRows(
         ? Int32Array.of(only)
         : new Int32Array(0);
   for (const id of suffix) {
-    const contract = block.contracts[id]!;
-    if (contract.first_traded > through) continue;
+    const firstTraded = firstTradedDay[id]!;
+    if (firstTraded > throughDay) continue;
     const found = latestRow(offsets[id]!, offsets[id + 1]!);
     if (found === -1) {
       // A contract traded before the block may have its latest snapshot before it: only the query knows.
-      if (contract.first_traded < block.first) return undefined;
+      if (firstTraded < firstDay && !block.carriedQuotes?.[id]) return undefined;
       continue;
     }
-    const interest = latestInterest(block.interest.get(id), cutoff);
     // Open interest settled before the block may be the latest published: only the query knows.
-    if (interest === undefined && contract.first_traded < interestFloor) return undefined;
-    interests.set(id, interest);
+    if (
+      firstTraded < interestFloorDay &&
+      !interestPublishedBy(block.interest, id, cutoff) &&
+      !(block.carriedInterest?.[id] && !interestBefore(block.interest, id, interestFloorDay))
+    ) {
+      return undefined;
+    }
     rows.push(found);
   }
-  return blockSource(block, rows, (id) => interests.get(id));
+  // Which open interest answers is found only for the rows made into records.
+  return blockSource(block, rows, (id) => latestInterest(block.interest, id, cutoff));
 
   /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
   function latestRow(start: number, end: number): number {
@@ -778,11 +1219,4 @@ function currentRows(
     }
     return -1;
   }
-}
-
-/** The latest settled session's open interest published by the cutoff (then its latest publication). */
-function latestInterest(list: readonly InterestRow[] | undefined, cutoff: number): InterestRow | undefined {
-  if (list === undefined) return undefined;
-  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.publishedAt <= cutoff) return list[i];
-  return undefined;
 }

@@ -1,0 +1,99 @@
+/**
+ * A loop's block over a store where listed contracts go unquoted for a long time: the generator's periods
+ * are committed one after another, and a contract listed in the first that the second does not quote
+ * keeps its last snapshot of the first. A current as-of answers with that snapshot however old; the
+ * block carries it (looked up once, then handed from block to block) instead of sending every session
+ * of the loop to the query. Answers must be the query's, block after block.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateMarket } from '../../../src/ingest/generator/generate.js';
+import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
+import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
+import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
+import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
+import { rowSource } from '../../../src/query/options/snapshot-sql.js';
+import { StoreCache } from '../../../src/store/cache.js';
+import { StoreReader } from '../../../src/store/store.js';
+import { WriteTransaction } from '../../../src/store/writer.js';
+
+let dir: string;
+let reader: StoreReader;
+
+const PERIODS = [
+  ['2019-01-02', '2019-02-28'],
+  ['2019-03-01', '2019-05-31'],
+] as const;
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-carry-'));
+  for (const [i, [from, to]] of PERIODS.entries()) {
+    const tx = await WriteTransaction.begin(dir, { create: true });
+    const summary = await generateMarket(tx.sql, {
+      from,
+      to,
+      seed: 11 + i,
+      underlyings: [
+        {
+          symbol: 'XYZ',
+          style: 'stock',
+          series: { kind: 'simulated', startPrice: 100 },
+          listing: { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 1 },
+        },
+      ],
+      snapshots: ['eod'],
+      minuteBars: false,
+      greeks: 'iv',
+    });
+    await tx.commit([
+      {
+        source: `period ${i}`,
+        sha256: `p${i}`,
+        format: 'generator',
+        rows: { option_quotes: summary.optionRows, open_interest: summary.openInterestRows },
+        rejected: 0,
+      },
+    ]);
+  }
+  reader = await StoreReader.open(dir);
+}, 120_000);
+
+afterAll(async () => {
+  reader?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('a loop over contracts left unquoted for a long time', () => {
+  it('answers every session from its blocks, as the query does', async () => {
+    const scope = { underlying: 'XYZ' };
+    // Contracts listed in the first period that the second never quotes: what the block must carry.
+    const stale = await reader.sql.value<number>(
+      `SELECT count(*) FROM contracts c WHERE c.expiration > DATE '2019-05-31'
+         AND c.first_traded < DATE '2019-03-01'
+         AND NOT EXISTS (SELECT 1 FROM option_quotes q WHERE q.option_symbol = c.option_symbol
+                           AND q.session_date >= DATE '2019-03-01')`,
+    );
+    expect(Number(stale)).toBeGreaterThan(0);
+    for (const announced of [false, true]) {
+      const cache = new StoreCache(() => reader.dataVersion);
+      // From two weeks into the second period: the first block looks back to the first period's rows by a query,
+      // the next ones take them from the block before.
+      const sessions = sessionsBetween('2019-03-18', '2019-05-31');
+      if (announced) announceSessionLoop(cache, sessions[0]!, sessions.at(-1)!);
+      let fromBlock = 0;
+      for (const session of sessions) {
+        const asOf: AsOf = currentAsOf('live', etWallToSeconds(session, '16:30'));
+        const ahead = await readAheadRows(reader.sql, cache, asOf, scope);
+        if (ahead === undefined) continue;
+        fromBlock++;
+        expect(assemble(asOf, ahead).records, `${session} announced: ${announced}`).toEqual(
+          assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records,
+        );
+      }
+      // Only the requests before a loop is recognised are left to the query.
+      expect(fromBlock).toBeGreaterThanOrEqual(sessions.length - (announced ? 0 : 2));
+    }
+  }, 240_000);
+});

@@ -1,0 +1,90 @@
+/**
+ * A loop's block is read without an ORDER BY, in the files' order: each file sorted by session, symbol
+ * and quote time, a large partition's files named by their hashes (so listed in no session order). These
+ * check that the rows still come out in session, contract, quote-time order, whatever order the files
+ * came in (the sample's files happen to come in session order, so its differential tests do not).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  inSessionOrder,
+  interestColumns,
+  QUOTE_COLUMNS,
+  type QuoteColumns,
+} from '../../../src/query/options/read-ahead.js';
+
+const NAMES = QUOTE_COLUMNS;
+
+/** Columns from [contract, day, quote_time] rows; every other column carries the row's tag (its bid). */
+function quotes(rows: readonly [number, number, number][]): QuoteColumns {
+  const columns = Object.fromEntries(
+    NAMES.map((name) => [name, new Float64Array(rows.length)]),
+  ) as QuoteColumns;
+  rows.forEach(([contract, day, time], i) => {
+    columns.contract[i] = contract;
+    columns.day[i] = day;
+    columns.quote_time[i] = time;
+    for (const name of NAMES.slice(3)) columns[name][i] = contract * 1_000_000 + day * 1000 + time;
+  });
+  return columns;
+}
+
+const triples = (columns: QuoteColumns) =>
+  Array.from(columns.day, (day, i) => [columns.contract[i], day, columns.quote_time[i]]);
+
+describe('a block read in the files order', () => {
+  // Two files: sessions 10–11 and 12; each sorted by session, contract, quote time.
+  const early: [number, number, number][] = [
+    [0, 10, 1],
+    [0, 10, 2],
+    [3, 10, 1],
+    [1, 11, 5],
+    [2, 11, 1],
+  ];
+  const late: [number, number, number][] = [
+    [0, 12, 1],
+    [4, 12, 1],
+    [4, 12, 3],
+  ];
+  const sorted = [...early, ...late].map(([c, d, t]) => [c, d, t]);
+
+  it('keeps rows already in order as they are', () => {
+    const read = quotes([...early, ...late]);
+    expect(inSessionOrder(read)).toBe(read);
+  });
+
+  it('puts files listed out of session order back in order, every column moved with its row', () => {
+    const ordered = inSessionOrder(quotes([...late, ...early]));
+    expect(triples(ordered)).toEqual(sorted);
+    for (const name of NAMES.slice(3)) {
+      expect(Array.from(ordered[name])).toEqual(sorted.map(([c, d, t]) => c! * 1_000_000 + d! * 1000 + t!));
+    }
+  });
+
+  it('sorts rows out of order within a session', () => {
+    const shuffled = [late[2]!, early[4]!, early[1]!, late[0]!, early[3]!, early[0]!, late[1]!, early[2]!];
+    expect(triples(inSessionOrder(quotes(shuffled)))).toEqual(sorted);
+  });
+
+  it("groups open interest by contract, each contract's rows in settled order, whatever order they came in", () => {
+    // [contract, settled day, open interest (NaN: NULL), published]; contract 1 has rows from two files
+    // listed in the wrong order, and a later settlement published before an earlier one.
+    const rows = [
+      [1, 12, 300, 1200],
+      [0, 10, 50, 1000],
+      [1, 10, 100, 1100],
+      [1, 11, Number.NaN, 1050],
+      [2, 11, 7, 1100],
+    ];
+    const column = (k: number) => Float64Array.from(rows, (row) => row[k]!);
+    const interest = interestColumns(
+      { contract: column(0), settled: column(1), openInterest: column(2), publishedAt: column(3) },
+      4,
+    );
+    expect(Array.from(interest.offsets)).toEqual([0, 1, 4, 5, 5]);
+    expect(Array.from(interest.settledDay)).toEqual([10, 10, 11, 12, 11]);
+    expect(Array.from(interest.openInterest)).toEqual([50, 100, Number.NaN, 300, 7]);
+    expect(Array.from(interest.publishedAt)).toEqual([1000, 1100, 1050, 1200, 1100]);
+    // Contract 1's publications go back (1100, then 1050): it is searched row by row, the others by halves.
+    expect(Array.from(interest.rising)).toEqual([1, 0, 1, 1]);
+  });
+});
