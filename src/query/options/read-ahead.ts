@@ -168,27 +168,6 @@ export async function readAheadRows(
 }
 
 /**
- * Random access: the scope's rows at a dated as-of from the one session's block, read on first use and
- * kept in the store's session cache (bounded in bytes). Reads only the session's rows of the files that
- * hold it and the open interest settled the session before; the same rules as the loop's blocks.
- */
-export async function sessionBlockRows(
-  sql: SqlSession,
-  cache: StoreCache,
-  asOf: Extract<AsOf, { kind: 'dated' }>,
-  scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<RowSource> {
-  const session = asOf.session;
-  const block = await cache.sized(
-    `session|${scope.underlying}|${scope.root ?? ''}|${session}`,
-    async () =>
-      loadBlock(sql, scope, session, session, await loadContracts(sql, cache, scope, session, session)),
-    (block) => block.bytes,
-  );
-  return datedRows(block, session);
-}
-
-/**
  * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
  * request continues a forward loop past it; undefined when the request is not part of a loop.
  */
@@ -328,7 +307,7 @@ function covers(block: Block, asOf: AsOf): boolean {
  * underlying lists a hundred thousand contracts over the years; a block needs the few thousand alive in
  * its sessions, made into objects from here).
  */
-type ContractTable = {
+export type ContractTable = {
   readonly underlying: string;
   readonly symbols: readonly string[];
   /** Per contract: its root's index in `roots`. */
@@ -351,9 +330,22 @@ const MONTHLY = 4;
 const WEEKLY = 8;
 const QUARTERLY = 16;
 const NONSTANDARD = 32;
+/** The bits of `ContractTable.flags`, by name. */
+export const CONTRACT_FLAGS = {
+  call: CALL,
+  am: AM,
+  monthly: MONTHLY,
+  weekly: WEEKLY,
+  quarterly: QUARTERLY,
+  nonstandard: NONSTANDARD,
+} as const;
 
 /** The underlying's contract table, from the session cache or read. */
-function contractTable(sql: SqlSession, cache: StoreCache, underlying: string): Promise<ContractTable> {
+export function contractTable(
+  sql: SqlSession,
+  cache: StoreCache,
+  underlying: string,
+): Promise<ContractTable> {
   return cache.sized(
     `contracts|${underlying}`,
     () => readContractTable(sql, underlying),
@@ -484,7 +476,7 @@ async function loadContracts(
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
-const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
 /** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
 const CONTRACT_TABLE_BYTES = 200;
