@@ -79,6 +79,9 @@ function statJudged(table: TableName, entry: FileEntry, stat: Stats): DamagedFil
   return undefined;
 }
 
+/** The statement of {@link footerCheck}: expected to fail on a damaged file, never worth a retry. */
+export const FOOTER_CHECK_SQL = 'SELECT count(*) FROM parquet_file_metadata($file)';
+
 /** Whether DuckDB can read the Parquet footer (schema and row groups) of the file of `entry`. */
 export async function footerCheck(
   sql: SqlSession,
@@ -87,9 +90,7 @@ export async function footerCheck(
   entry: FileEntry,
 ): Promise<DamagedFile | undefined> {
   try {
-    await sql.value('SELECT count(*) FROM parquet_file_metadata($file)', {
-      file: path.join(dir, entry.path),
-    });
+    await sql.value(FOOTER_CHECK_SQL, { file: path.join(dir, entry.path) });
     return undefined;
   } catch (error) {
     return {
