@@ -12,6 +12,7 @@ import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import { KeyIndex } from './key-index.js';
 import type { Scope } from './scope.js';
 import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
 
@@ -320,7 +321,7 @@ export type ContractTable = {
   /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
   readonly flags: Float64Array;
   /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
-  readonly keys: ReadonlyMap<number, number> | undefined;
+  readonly keys: KeyIndex | undefined;
   readonly bytes: number;
 };
 
@@ -388,8 +389,6 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     }
     root[i] = index;
   });
-  const keys = new Map<number, number>();
-  for (let i = 0; i < symbols.length; i++) keys.set(hashes![i]!, i);
   return {
     underlying,
     symbols,
@@ -400,7 +399,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     strike: strike ?? new Float64Array(0),
     firstTradedDay: firstTradedDay ?? new Float64Array(0),
     flags: flags ?? new Float64Array(0),
-    keys: keys.size === symbols.length ? keys : undefined,
+    keys: KeyIndex.of(hashes ?? new Float64Array(0)),
     bytes: symbols.length * CONTRACT_TABLE_BYTES,
   };
 }
