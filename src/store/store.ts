@@ -13,6 +13,7 @@ import {
   describeDamage,
   FOOTER_CHECK_SQL,
   footerCheck,
+  footerWalk,
   quickCheckSync,
 } from './integrity.js';
 import type { FileEntry, Manifest } from './manifest.js';
@@ -33,6 +34,11 @@ export class StoreReader {
   private unusable: readonly DamagedFile[] = [];
   /** Files whose footer DuckDB has read since they last passed the quick check: not read again. */
   private readonly footersRead = new Set<string>();
+  /**
+   * Files whose footer walked whole in JavaScript since they last passed the quick check: not walked
+   * again, but still read by DuckDB when a statement fails ({@link checkFooters}).
+   */
+  private readonly footersWalked = new Set<string>();
   /** Files of the pinned manifest whose footer DuckDB could not read: left out of the views made. */
   private readonly badFooters = new Map<string, DamagedFile>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
@@ -191,11 +197,17 @@ export class StoreReader {
       const quick = quickCheckSync(this.dir, table, entry);
       if (quick !== undefined) {
         this.footersRead.delete(entry.path);
+        this.footersWalked.delete(entry.path);
         damaged.push(quick);
-      } else if (!this.footersRead.has(entry.path)) {
-        const footer = await footerCheck(this.sql, this.dir, table, entry);
+      } else if (!this.footersRead.has(entry.path) && !this.footersWalked.has(entry.path)) {
+        // The footer walked in JavaScript; by DuckDB itself once found unreadable, so that a file put back
+        // is read again only when DuckDB reads it.
+        const byDuckdb = this.badFooters.has(entry.path);
+        const footer = byDuckdb
+          ? await footerCheck(this.sql, this.dir, table, entry)
+          : footerWalk(this.dir, table, entry);
         if (footer === undefined) {
-          this.footersRead.add(entry.path);
+          (byDuckdb ? this.footersRead : this.footersWalked).add(entry.path);
           this.badFooters.delete(entry.path);
         } else {
           damaged.push(footer);
@@ -292,6 +304,7 @@ export class StoreReader {
         else {
           found.push(problem);
           this.badFooters.set(entry.path, problem);
+          this.footersWalked.delete(entry.path);
         }
       }
     }
