@@ -113,7 +113,7 @@ type InterestRow = {
 };
 
 /** The snapshot columns a block reads, all as DOUBLE. */
-const QUOTE_COLUMNS = [
+export const QUOTE_COLUMNS = [
   'contract',
   'day',
   'quote_time',
@@ -617,7 +617,7 @@ function tryNextSession(date: string): string | undefined {
 }
 
 /** A NaN read for NULL, back to null. */
-function nullable(value: number): number | null {
+export function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
 

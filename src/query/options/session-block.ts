@@ -12,22 +12,26 @@ import type { AsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
-import { CONTRACT_FLAGS, type ContractTable, contractTable, SYMBOL_KEY } from './read-ahead.js';
+import {
+  CONTRACT_FLAGS,
+  type ContractTable,
+  contractTable,
+  nullable,
+  QUOTE_COLUMNS,
+  SYMBOL_KEY,
+} from './read-ahead.js';
 import type { Scope } from './scope.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
 
-/** The quote columns a dated answer prints, all as DOUBLE, after the row's kind and contract key. */
-const SESSION_COLUMNS = [
-  'quote_time',
-  'bid',
-  'ask',
-  'bid_size',
-  'ask_size',
-  'last',
-  'volume',
-  'volume_time',
-  'underlying_price',
-] as const;
+/** The quote columns a dated answer prints (the loop blocks' without the contract, the day and the Greeks). */
+const SESSION_COLUMNS = QUOTE_COLUMNS.slice(
+  QUOTE_COLUMNS.indexOf('quote_time'),
+  QUOTE_COLUMNS.indexOf('iv'),
+) as readonly SessionColumn[];
+type SessionColumn = Exclude<
+  (typeof QUOTE_COLUMNS)[number],
+  'contract' | 'day' | 'iv' | 'delta' | 'gamma' | 'theta' | 'vega'
+>;
 
 /** One session of an underlying: per contract that can answer, its last snapshot and its open interest. */
 type SessionBlock = {
@@ -35,7 +39,7 @@ type SessionBlock = {
   /** The contracts' numbers in the contract table, ascending (symbol order). */
   readonly ids: Int32Array;
   /** Per contract, its last snapshot's values (NULL as NaN). */
-  readonly quotes: Record<(typeof SESSION_COLUMNS)[number], Float64Array>;
+  readonly quotes: Record<SessionColumn, Float64Array>;
   /** Per contract, the open interest settled the session before and its publication (none: NaN). */
   readonly openInterest: Float64Array;
   readonly publishedAt: Float64Array;
@@ -159,11 +163,6 @@ function contractLookup(
     }
     return symbols[low] === symbol ? low : -1;
   };
-}
-
-/** A NaN read for NULL, back to null. */
-function nullable(value: number): number | null {
-  return Number.isNaN(value) ? null : value;
 }
 
 /**
