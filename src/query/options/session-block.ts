@@ -128,17 +128,24 @@ async function loadSession(sql: SqlSession, table: ContractTable, session: strin
     if (best === -1 || quoteTime[i]! >= quoteTime[best]!) latest[id] = i;
   }
   const ids = Int32Array.from(held).sort();
+  // Plain loops: a callback per value cost more than the rest of the block's making.
+  const kept = (column: Float64Array, rowOf: Int32Array) => {
+    const out = new Float64Array(ids.length);
+    for (let at = 0; at < ids.length; at++) {
+      const row = rowOf[ids[at]!]!;
+      out[at] = row === -1 ? Number.NaN : column[row]!;
+    }
+    return out;
+  };
   const quotes = Object.fromEntries(
-    SESSION_COLUMNS.map((name, c) => [name, Float64Array.from(ids, (id) => values[c]![latest[id]!]!)]),
+    SESSION_COLUMNS.map((name, c) => [name, kept(values[c]!, latest)]),
   ) as SessionBlock['quotes'];
-  const pick = (column: Float64Array) =>
-    Float64Array.from(ids, (id) => (interest[id] === -1 ? Number.NaN : column[interest[id]!]!));
   return {
     table,
     ids,
     quotes,
-    openInterest: pick(values[1]!),
-    publishedAt: pick(values[0]!),
+    openInterest: kept(values[1]!, interest),
+    publishedAt: kept(values[0]!, interest),
     // Eleven numbers and a contract number a row.
     bytes: ids.length * ((SESSION_COLUMNS.length + 2) * 8 + 4) + 256,
   };
@@ -177,10 +184,13 @@ function sessionSource(block: SessionBlock, root: string | undefined, session: s
   for (let at = 0; at < ids.length; at++) {
     if (root === undefined || table.root[ids[at]!] === rootIndex) positions.push(at);
   }
-  const groups = new Map<string, GroupColumns>();
+  // A group per root, expiration and flags but the side, found once per row (a key of numbers: a text
+  // key per row cost more than the rest of the answer's grouping).
+  const groups = new Map<number, GroupColumns>();
+  const groupAt: (GroupColumns | undefined)[] = new Array(positions.length);
   const groupOf = (id: number): GroupColumns => {
     const flags = table.flags[id]!;
-    const key = `${table.root[id]}|${table.expirationDay[id]}|${flags & ~CONTRACT_FLAGS.call}`;
+    const key = (table.expirationDay[id]! * 65_536 + table.root[id]!) * 64 + (flags & ~CONTRACT_FLAGS.call);
     let group = groups.get(key);
     if (group === undefined) {
       group = {
@@ -198,11 +208,11 @@ function sessionSource(block: SessionBlock, root: string | undefined, session: s
   };
   return {
     length: positions.length,
-    groupOf: (index) => groupOf(ids[positions[index]!]!),
+    groupOf: (index) => (groupAt[index] ??= groupOf(ids[positions[index]!]!)),
     row: (index): SnapshotRow => {
       const at = positions[index]!;
       const id = ids[at]!;
-      const group = groupOf(id);
+      const group = (groupAt[index] ??= groupOf(id));
       const openInterest = block.openInterest[at]!;
       const hasInterest = !Number.isNaN(block.publishedAt[at]!);
       // Every field named, in one order: one object shape for all rows.
