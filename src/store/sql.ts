@@ -56,7 +56,12 @@ export class SqlSession {
    * Set by a store reader: called once when a statement fails, before the error is thrown; when it
    * returns true (it found and set aside a damaged file), the statement runs again, once.
    */
-  recover: (() => Promise<boolean>) | undefined;
+  recover: ((error: unknown, sql: string) => Promise<boolean>) | undefined;
+  /**
+   * Set by a store reader: called with each statement's text before it runs, to make the views it reads
+   * (a reader makes its views on first use, so that opening a store does not grow with its files).
+   */
+  prepare: ((sql: string) => Promise<void>) | undefined;
   private recovering = false;
 
   private constructor(
@@ -100,7 +105,7 @@ export class SqlSession {
   /** Runs a statement for its effect. */
   async run(sql: string, params?: SqlParams): Promise<void> {
     try {
-      await this.retrying(() => this.connection.run(sql, params as never));
+      await this.retrying(sql, () => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -145,7 +150,7 @@ export class SqlSession {
   async columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
     let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     try {
-      reader = await this.retrying(() => this.connection.runAndReadAll(sql, params as never));
+      reader = await this.retrying(sql, () => this.connection.runAndReadAll(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -181,7 +186,7 @@ export class SqlSession {
     // connection runs, and concurrent requests share the connection.
     let result: Awaited<ReturnType<DuckDBConnection['run']>>;
     try {
-      result = await this.retrying(() => this.connection.run(sql, params as never));
+      result = await this.retrying(sql, () => this.connection.run(sql, params as never));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -280,8 +285,9 @@ export class SqlSession {
     }
   }
 
-  /** Runs `statement`; when it fails and `recover` set something right, once more. */
-  private async retrying<T>(statement: () => Promise<T>): Promise<T> {
+  /** Runs `statement` (the text `sql`); when it fails and `recover` set something right, once more. */
+  private async retrying<T>(sql: string, statement: () => Promise<T>): Promise<T> {
+    if (this.prepare !== undefined) await this.prepare(sql);
     try {
       return await statement();
     } catch (error) {
@@ -289,7 +295,7 @@ export class SqlSession {
       this.recovering = true;
       let again: boolean;
       try {
-        again = await this.recover();
+        again = await this.recover(error, sql);
       } catch {
         again = false;
       } finally {

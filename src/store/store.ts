@@ -8,7 +8,14 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { type DamagedFile, describeDamage, footerCheck, quickCheckSync } from './integrity.js';
+import {
+  type DamagedFile,
+  describeDamage,
+  FOOTER_CHECK_SQL,
+  footerCheck,
+  footerWalk,
+  quickCheckSync,
+} from './integrity.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { readManifest } from './manifest.js';
 import { readParquetSql } from './parquet.js';
@@ -23,10 +30,19 @@ export type OpenStoreOptions = SqlOptions;
 
 /** A store opened for reading: one DuckDB per store per process, pinned to one manifest. */
 export class StoreReader {
-  /** The files of the pinned manifest found missing or damaged when the views were made. */
+  /** The files of the pinned manifest found missing or damaged by the views made and the partitions read. */
   private unusable: readonly DamagedFile[] = [];
   /** Files whose footer DuckDB has read since they last passed the quick check: not read again. */
   private readonly footersRead = new Set<string>();
+  /**
+   * Files whose footer walked whole in JavaScript since they last passed the quick check: not walked
+   * again, but still read by DuckDB when a statement fails ({@link checkFooters}).
+   */
+  private readonly footersWalked = new Set<string>();
+  /** Files of the pinned manifest whose footer DuckDB could not read: left out of the views made. */
+  private readonly badFooters = new Map<string, DamagedFile>();
+  /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
+  private readonly made = new Map<TableName, Promise<void>>();
 
   private constructor(
     readonly dir: string,
@@ -68,9 +84,11 @@ export class StoreReader {
     // Parquet scans, DuckDB would sometimes build its hash table on millions of rows instead.
     await sql.run("SET disabled_optimizers = 'build_side_probe_side'");
     const reader = new StoreReader(root, sql, manifest, spill);
-    await reader.defineViews();
+    // Opening reads the manifest only: a view over every file of a table costs some 10 ms per thousand
+    // files to make (and each file a stat), so each is made on the first statement that reads it.
+    sql.prepare = (text) => reader.viewsOf(text);
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
-    sql.recover = () => reader.checkFooters();
+    sql.recover = (error, text) => reader.recover(error, text);
     return reader;
   }
 
@@ -86,8 +104,9 @@ export class StoreReader {
 
   /**
    * The files of the pinned manifest known to be missing or damaged: a query that needs one fails with a
-   * StoreError naming it, while queries of other tables and partitions answer as usual. Missing files and
-   * files of the wrong size are known from opening on; a file whose footer cannot be read, once a query
+   * StoreError naming it, while queries of other tables and partitions answer as usual. A file is checked
+   * when a statement first reads its table's view or its partition (opening checks none): missing files
+   * and files of the wrong size are known from then on; a file whose footer cannot be read, once a query
    * of its partition has tried (`pitchain verify` checks every file).
    */
   get damaged(): readonly DamagedFile[] {
@@ -96,18 +115,66 @@ export class StoreReader {
 
   /**
    * Moves to the newest committed manifest; returns whether the version changed. Each view is replaced in
-   * one statement, so a query running beside it sees the old view or the new one, never none. At the same
-   * version, views that left out a missing or damaged file are made again, so a file put back is read.
+   * one statement when a statement next reads it, so a query running beside it sees the old view or the
+   * new one, never none. At the same version, views that left out a missing or damaged file are made
+   * again, so a file put back is read.
    */
   async refresh(): Promise<boolean> {
     const manifest = await readManifest(this.dir);
     if (manifest === undefined || manifest.dataVersion === this.current.dataVersion) {
-      if (this.unusable.length > 0) await this.defineViews();
+      if (this.unusable.length > 0) this.forgetViews();
       return false;
     }
     this.current = manifest;
-    await this.defineViews();
+    this.forgetViews();
     return true;
+  }
+
+  /** Lets the views and what their files were found to be go: they are made again on their next use. */
+  private forgetViews(): void {
+    this.made.clear();
+    this.badFooters.clear();
+    this.unusable = [];
+  }
+
+  /** Makes the views a statement reads (by its text) that are not made yet. */
+  private async viewsOf(text: string): Promise<void> {
+    if (this.made.size === TABLE_NAMES.length) return;
+    for (const table of TABLE_NAMES) {
+      if (!this.made.has(table) && VIEW_USE[table].test(text)) await this.view(table);
+    }
+  }
+
+  /** The view of `table` over the pinned manifest's files, made once (again after a failure). */
+  private view(table: TableName): Promise<void> {
+    let made = this.made.get(table);
+    if (made === undefined) {
+      made = this.defineView(table);
+      this.made.set(table, made);
+      const pending = made;
+      pending.catch(() => {
+        if (this.made.get(table) === pending) this.made.delete(table);
+      });
+    }
+    return made;
+  }
+
+  /**
+   * After a failed statement (the text `text`): when it named a view not made yet (in a way {@link VIEW_USE} does not
+   * see), makes it; else checks the footers not read yet ({@link checkFooters}). Returns whether it set
+   * something right (then the statement is worth running again).
+   */
+  async recover(error: unknown, text: string): Promise<boolean> {
+    // A footer check fails when its file is damaged: that is its answer, not something to set right.
+    if (text === FOOTER_CHECK_SQL) return false;
+    const missing = TABLE_NAMES.find(
+      (table) => !this.made.has(table) && String(error).includes(`Table with name ${table} does not exist`),
+    );
+    if (missing !== undefined) {
+      await this.view(missing);
+      return true;
+    }
+    return this.checkFooters();
   }
 
   /**
@@ -130,11 +197,22 @@ export class StoreReader {
       const quick = quickCheckSync(this.dir, table, entry);
       if (quick !== undefined) {
         this.footersRead.delete(entry.path);
+        this.footersWalked.delete(entry.path);
         damaged.push(quick);
-      } else if (!this.footersRead.has(entry.path)) {
-        const footer = await footerCheck(this.sql, this.dir, table, entry);
-        if (footer === undefined) this.footersRead.add(entry.path);
-        else damaged.push(footer);
+      } else if (!this.footersRead.has(entry.path) && !this.footersWalked.has(entry.path)) {
+        // The footer walked in JavaScript; by DuckDB itself once found unreadable, so that a file put back
+        // is read again only when DuckDB reads it.
+        const byDuckdb = this.badFooters.has(entry.path);
+        const footer = byDuckdb
+          ? await footerCheck(this.sql, this.dir, table, entry)
+          : footerWalk(this.dir, table, entry);
+        if (footer === undefined) {
+          (byDuckdb ? this.footersRead : this.footersWalked).add(entry.path);
+          this.badFooters.delete(entry.path);
+        } else {
+          damaged.push(footer);
+          this.badFooters.set(entry.path, footer);
+        }
       }
     }
     this.noteChecked(entries, damaged);
@@ -152,55 +230,48 @@ export class StoreReader {
   }
 
   /**
-   * Makes each table a view over the pinned manifest's files. A file that is missing, truncated or whose
+   * Makes the table's view over the pinned manifest's files. A file that is missing, truncated or whose
    * footer DuckDB cannot read is left out of the files read and stands in the view as one row of its partition's values
    * whose every other column, and whose mere presence, raise an error naming the file. A query that
    * filters on another partition (another underlying, symbol or resolution) never reaches that row.
    */
-  private async defineViews(footerDamage: readonly DamagedFile[] = []): Promise<void> {
-    const damaged: DamagedFile[] = [];
-    for (const table of Object.keys(TABLES) as TableName[]) {
-      const entries = this.current.tables[table];
-      if (entries.length === 0) {
-        await this.sql.run(`CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, [], [])}`);
-        continue;
-      }
-      const found = entries
-        .map((entry) => quickCheckSync(this.dir, table, entry))
-        .filter((problem) => problem !== undefined);
-      // Files whose footer was found unreadable stay out while they still have their recorded size.
-      for (const problem of footerDamage) {
-        if (
-          problem.table === table &&
-          problem.problem === 'damaged' &&
-          !found.some((f) => f.path === problem.path)
-        ) {
-          found.push(problem);
-        }
-      }
-      const known = new Set(found.map((f) => f.path));
-      const readable = entries.filter((entry) => !known.has(entry.path));
-      // Footers are not read here: that costs some 0.3 ms a file, and grows with the store. A query reads
-      // the footers of the files it needs; the partition queries (`partitionSql`) check them first, to
-      // name a damaged one. Only when DuckDB cannot make the view (it reads one file's schema for it) is
-      // every footer checked, one by one, to leave out the ones it cannot read.
-      const view = (left: readonly DamagedFile[]) =>
-        this.sql.run(`CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, entries, left)}`);
-      const made = await view(found).then(
+  private async defineView(table: TableName): Promise<void> {
+    const entries = this.current.tables[table];
+    const found = entries
+      .map((entry) => quickCheckSync(this.dir, table, entry))
+      .filter((problem) => problem !== undefined);
+    // Files whose footer was found unreadable stay out while they still have their recorded size.
+    for (const entry of entries) {
+      const problem = this.badFooters.get(entry.path);
+      if (problem !== undefined && !found.some((f) => f.path === problem.path)) found.push(problem);
+    }
+    const known = new Set(found.map((f) => f.path));
+    const readable = entries.filter((entry) => !known.has(entry.path));
+    // Footers are not read here: that costs some 0.3 ms a file, and grows with the store. A query reads
+    // the footers of the files it needs; the partition queries (`partitionSql`) check them first, to
+    // name a damaged one. Only when DuckDB cannot make the view (it reads one file's schema for it) is
+    // every footer checked, one by one, to leave out the ones it cannot read.
+    const view = (left: readonly DamagedFile[]) =>
+      this.sql.run(`CREATE OR REPLACE VIEW ${q(table)} AS ${tableSql(this.dir, table, entries, left)}`);
+    const made =
+      entries.length > 0 &&
+      (await view(found).then(
         () => true,
         () => false,
-      );
-      if (!made) {
-        for (const entry of readable) {
-          const problem = await footerCheck(this.sql, this.dir, table, entry);
-          if (problem === undefined) this.footersRead.add(entry.path);
-          else found.push(problem);
+      ));
+    if (!made && entries.length > 0) {
+      for (const entry of readable) {
+        const problem = await footerCheck(this.sql, this.dir, table, entry);
+        if (problem === undefined) this.footersRead.add(entry.path);
+        else {
+          found.push(problem);
+          this.badFooters.set(entry.path, problem);
         }
-        await view(found);
       }
-      damaged.push(...found);
+      await view(found);
     }
-    this.unusable = damaged;
+    if (entries.length === 0) await view([]);
+    this.noteChecked(entries, found);
   }
 
   /**
@@ -212,9 +283,14 @@ export class StoreReader {
     const found: DamagedFile[] = [];
     const bad = new Set(this.unusable.map((d) => d.path));
     for (const table of Object.keys(TABLES) as TableName[]) {
-      const unread = this.current.tables[table].filter(
-        (entry) => !this.footersRead.has(entry.path) && !bad.has(entry.path),
-      );
+      const unread: FileEntry[] = [];
+      for (const entry of this.current.tables[table]) {
+        if (this.footersRead.has(entry.path) || bad.has(entry.path)) continue;
+        // A file not there at its size has no footer to read (views are made on use: it may not be known yet).
+        const quick = quickCheckSync(this.dir, table, entry);
+        if (quick === undefined) unread.push(entry);
+        else found.push(quick);
+      }
       if (unread.length === 0) continue;
       // Every footer in one statement; one by one only when that fails, to name the file.
       const list = unread.map((entry) => quoteLiteral(path.join(this.dir, entry.path))).join(', ');
@@ -225,12 +301,21 @@ export class StoreReader {
       for (const entry of unread) {
         const problem = all ? undefined : await footerCheck(this.sql, this.dir, table, entry);
         if (problem === undefined) this.footersRead.add(entry.path);
-        else found.push(problem);
+        else {
+          found.push(problem);
+          this.badFooters.set(entry.path, problem);
+          this.footersWalked.delete(entry.path);
+        }
       }
     }
     if (found.length === 0) return false;
     this.unusable = [...this.unusable, ...found];
-    await this.defineViews(this.unusable);
+    for (const problem of found)
+      if (problem.problem === 'damaged') this.badFooters.set(problem.path, problem);
+    // The views made so far are made again without the files found unreadable.
+    const tables = [...this.made.keys()];
+    this.made.clear();
+    for (const table of tables) await this.view(table);
     return true;
   }
 
@@ -240,6 +325,17 @@ export class StoreReader {
     this.unusable = [...this.unusable.filter((d) => !paths.has(d.path)), ...found];
   }
 }
+
+/** The canonical tables, in the schema's order. */
+const TABLE_NAMES = Object.keys(TABLES) as TableName[];
+
+/**
+ * Whether a statement reads a table's view: the table named after FROM or JOIN, bare or quoted (the
+ * partition queries name files, whose paths hold the table's name after a slash).
+ */
+const VIEW_USE = Object.fromEntries(
+  TABLE_NAMES.map((table) => [table, new RegExp(`\\b(?:FROM|JOIN)\\s+"?${table}"?(?![\\w(])`, 'i')]),
+) as Record<TableName, RegExp>;
 
 /**
  * Whether a file belongs to the partition (every key given matches) and, when its table is partitioned

@@ -12,6 +12,7 @@ import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import { KeyIndex } from './key-index.js';
 import type { Scope } from './scope.js';
 import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
 
@@ -187,27 +188,6 @@ export async function readAheadRows(
 }
 
 /**
- * Random access: the scope's rows at a dated as-of from the one session's block, read on first use and
- * kept in the store's session cache (bounded in bytes). Reads only the session's rows of the files that
- * hold it and the open interest settled the session before; the same rules as the loop's blocks.
- */
-export async function sessionBlockRows(
-  sql: SqlSession,
-  cache: StoreCache,
-  asOf: Extract<AsOf, { kind: 'dated' }>,
-  scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<RowSource> {
-  const session = asOf.session;
-  const block = await cache.sized(
-    `session|${scope.underlying}|${scope.root ?? ''}|${session}`,
-    async () =>
-      loadBlock(sql, scope, session, session, await loadContracts(sql, cache, scope, session, session)),
-    (block) => block.bytes,
-  );
-  return datedRows(block, session);
-}
-
-/**
  * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
  * request continues a forward loop past it; undefined when the request is not part of a loop.
  */
@@ -352,7 +332,7 @@ function covers(block: Block, asOf: AsOf): boolean {
  * underlying lists a hundred thousand contracts over the years; a block needs the few thousand alive in
  * its sessions, made into objects from here).
  */
-type ContractTable = {
+export type ContractTable = {
   readonly underlying: string;
   readonly symbols: readonly string[];
   /** Per contract: its root's index in `roots`. */
@@ -365,7 +345,7 @@ type ContractTable = {
   /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
   readonly flags: Float64Array;
   /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
-  readonly keys: ReadonlyMap<number, number> | undefined;
+  readonly keys: KeyIndex | undefined;
   readonly bytes: number;
 };
 
@@ -375,9 +355,22 @@ const MONTHLY = 4;
 const WEEKLY = 8;
 const QUARTERLY = 16;
 const NONSTANDARD = 32;
+/** The bits of `ContractTable.flags`, by name. */
+export const CONTRACT_FLAGS = {
+  call: CALL,
+  am: AM,
+  monthly: MONTHLY,
+  weekly: WEEKLY,
+  quarterly: QUARTERLY,
+  nonstandard: NONSTANDARD,
+} as const;
 
 /** The underlying's contract table, from the session cache or read. */
-function contractTable(sql: SqlSession, cache: StoreCache, underlying: string): Promise<ContractTable> {
+export function contractTable(
+  sql: SqlSession,
+  cache: StoreCache,
+  underlying: string,
+): Promise<ContractTable> {
   return cache.sized(
     `contracts|${underlying}`,
     () => readContractTable(sql, underlying),
@@ -420,8 +413,6 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     }
     root[i] = index;
   });
-  const keys = new Map<number, number>();
-  for (let i = 0; i < symbols.length; i++) keys.set(hashes![i]!, i);
   return {
     underlying,
     symbols,
@@ -432,7 +423,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     strike: strike ?? new Float64Array(0),
     firstTradedDay: firstTradedDay ?? new Float64Array(0),
     flags: flags ?? new Float64Array(0),
-    keys: keys.size === symbols.length ? keys : undefined,
+    keys: KeyIndex.of(hashes ?? new Float64Array(0)),
     bytes: symbols.length * CONTRACT_TABLE_BYTES,
   };
 }
@@ -517,7 +508,7 @@ async function loadContracts(
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
-const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
 /** The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash. */
 function quoteColumnsSql(known: ScopeContracts): string {
@@ -1063,7 +1054,7 @@ function tryNextSession(date: string): string | undefined {
 }
 
 /** A NaN read for NULL, back to null. */
-function nullable(value: number): number | null {
+export function nullable(value: number): number | null {
   return Number.isNaN(value) ? null : value;
 }
 

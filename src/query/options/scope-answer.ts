@@ -10,9 +10,10 @@ import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
 import { type GreeksSource, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
-import { readAheadRows, sessionBlockRows } from './read-ahead.js';
+import { readAheadRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
 import type { Scope } from './scope.js';
+import { sessionBlockRows } from './session-block.js';
 import {
   answerRowsSql,
   type RowSource,

@@ -1,0 +1,54 @@
+/**
+ * An index from 53-bit symbol hashes (as DuckDB hands them over, exact doubles) to contract numbers: open
+ * addressing over typed arrays. A Map keyed by such doubles boxes and hashes each number; a session of the
+ * large stores matches some 20,000 rows, and this makes their lookups a few array reads each.
+ */
+export class KeyIndex {
+  private readonly slots: Float64Array;
+  private readonly values: Int32Array;
+  private readonly mask: number;
+
+  private constructor(size: number) {
+    this.slots = new Float64Array(size).fill(Number.NaN);
+    this.values = new Int32Array(size);
+    this.mask = size - 1;
+  }
+
+  /** The index of `keys` (key i → i), or undefined when two keys are equal. */
+  static of(keys: Float64Array): KeyIndex | undefined {
+    let size = 16;
+    while (size < keys.length * 2) size *= 2;
+    const index = new KeyIndex(size);
+    for (let i = 0; i < keys.length; i++) if (!index.add(keys[i]!, i)) return undefined;
+    return index;
+  }
+
+  /** The value of `key`, or undefined. */
+  get(key: number): number | undefined {
+    const { slots, mask } = this;
+    for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
+      const held = slots[slot]!;
+      if (held === key) return this.values[slot];
+      if (held !== held) return undefined; // NaN: an empty slot
+    }
+  }
+
+  /** Adds `key` → `value`; false when the key is there already. */
+  private add(key: number, value: number): boolean {
+    const { slots, mask } = this;
+    for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
+      const held = slots[slot]!;
+      if (held === key) return false;
+      if (held !== held) {
+        slots[slot] = key;
+        this.values[slot] = value;
+        return true;
+      }
+    }
+  }
+
+  /** A key's first slot: its low bits (the keys are hashes already). */
+  private static slotOf(key: number, mask: number): number {
+    return (key % 4_294_967_296) & mask;
+  }
+}

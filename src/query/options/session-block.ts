@@ -1,0 +1,253 @@
+/**
+ * Random access to one session: a dated chain at any session, read by ONE small statement over the
+ * session's quote file and the open interest settled the session before, and kept in the store's session
+ * cache as each contract's last snapshot only. Every DuckDB statement has a fixed cost (parsing, planning,
+ * opening files) and every column read costs its decoding, so the statement reads only the columns a
+ * dated answer prints (no Greeks: they are null on dated chains), and the choice of the last snapshot, the
+ * matching of rows to contracts and the open interest are done here, over numbers, with no join or sort.
+ * The same rules as `datedAnswerSql` (`snapshot-sql.ts`); the differential tests hold the two together.
+ */
+import { previousSession } from '../../market-time/index.js';
+import type { AsOf } from '../../pit/as-of.js';
+import type { StoreCache } from '../../store/cache.js';
+import type { SqlSession } from '../../store/sql.js';
+import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import {
+  CONTRACT_FLAGS,
+  type ContractTable,
+  contractTable,
+  nullable,
+  QUOTE_COLUMNS,
+  SYMBOL_KEY,
+} from './read-ahead.js';
+import type { Scope } from './scope.js';
+import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
+
+/** The quote columns a dated answer prints (the loop blocks' without the contract, the day and the Greeks). */
+const SESSION_COLUMNS = QUOTE_COLUMNS.slice(
+  QUOTE_COLUMNS.indexOf('quote_time'),
+  QUOTE_COLUMNS.indexOf('iv'),
+) as readonly SessionColumn[];
+type SessionColumn = Exclude<
+  (typeof QUOTE_COLUMNS)[number],
+  'contract' | 'day' | 'iv' | 'delta' | 'gamma' | 'theta' | 'vega'
+>;
+
+/** One session of an underlying: per contract that can answer, its last snapshot and its open interest. */
+type SessionBlock = {
+  readonly table: ContractTable;
+  /** The contracts' numbers in the contract table, ascending (symbol order). */
+  readonly ids: Int32Array;
+  /** Per contract, its last snapshot's values (NULL as NaN). */
+  readonly quotes: Record<SessionColumn, Float64Array>;
+  /** Per contract, the open interest settled the session before and its publication (none: NaN). */
+  readonly openInterest: Float64Array;
+  readonly publishedAt: Float64Array;
+  readonly bytes: number;
+};
+
+/** Marks a row of the statement as a quote or an open interest row. */
+const QUOTE_ROW = 0;
+const INTEREST_ROW = 1;
+
+/**
+ * The scope's rows at a dated as-of from its session's block, read on first use and kept in the store's
+ * session cache (bounded in bytes): each contract's latest snapshot of the session, open interest settled
+ * the session before. One block serves every root of the underlying.
+ */
+export async function sessionBlockRows(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: Extract<AsOf, { kind: 'dated' }>,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<RowSource> {
+  const session = asOf.session;
+  const table = await contractTable(sql, cache, scope.underlying);
+  const block = await cache.sized(
+    `session|${scope.underlying}|${session}`,
+    () => loadSession(sql, table, session),
+    (block) => block.bytes,
+  );
+  return sessionSource(block, scope.root, session);
+}
+
+/**
+ * Reads a session's block: the session's quote rows and the open interest settled the session before,
+ * in one statement, each row keyed by a hash of its symbol (or the symbol, when two of the underlying's
+ * share a hash); then, per contract listed by the session and not expired before it, its latest snapshot.
+ */
+async function loadSession(sql: SqlSession, table: ContractTable, session: string): Promise<SessionBlock> {
+  const underlying = table.underlying;
+  const settled = previousSession(session);
+  const [quoteSource, interestSource] = await Promise.all([
+    sql.from('option_quotes', { underlying }, { first: session, last: session }),
+    sql.from('open_interest', { underlying }, { first: settled, last: settled }),
+  ]);
+  const key = (alias: string) => (table.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
+  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const none = double('NULL');
+  const { columns } = await sql.typedColumns(
+    `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${double('epoch_ms(q.quote_time) / 1000')},
+       ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')}, ${double('q.ask_size')},
+       ${double('q."last"')}, ${double('q.volume')}, ${double('epoch_ms(q.volume_time) / 1000')},
+       ${double('q.underlying_price')}
+     FROM ${quoteSource} q
+     WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE)
+     UNION ALL
+     SELECT ${double(String(INTEREST_ROW))}, ${key('o')}, ${double('epoch_ms(o.published_at) / 1000')},
+       ${double('o.open_interest')}, ${Array(SESSION_COLUMNS.length - 2)
+         .fill(none)
+         .join(', ')}
+     FROM ${interestSource} o
+     WHERE o.underlying = $underlying AND o.settled_session = CAST($settled AS DATE)`,
+    { underlying, session, settled },
+  );
+  const kinds = (columns[0] ?? new Float64Array(0)) as Float64Array;
+  const keys = columns[1] ?? [];
+  const values = columns.slice(2) as Float64Array[];
+  const contractOf = contractLookup(table, keys);
+  const sessionDay = dayNumberOfIso(session);
+  // Per contract of the table: its latest quote row (-1: none yet) and its open interest row.
+  const count = table.symbols.length;
+  const latest = new Int32Array(count).fill(-1);
+  const interest = new Int32Array(count).fill(-1);
+  const held: number[] = [];
+  const quoteTime = values[0]!;
+  for (let i = 0; i < kinds.length; i++) {
+    const id = contractOf(i);
+    if (id === -1) continue;
+    if (kinds[i] === INTEREST_ROW) {
+      interest[id] = i;
+      continue;
+    }
+    // A contract answers on D when listed by D and not expired before it (datedAnswerSql's `listed`).
+    if (table.expirationDay[id]! < sessionDay || table.firstTradedDay[id]! > sessionDay) continue;
+    const best = latest[id]!;
+    if (best === -1) held.push(id);
+    // The latest snapshot of the session; of equal quote times, the last read (as the files order them).
+    if (best === -1 || quoteTime[i]! >= quoteTime[best]!) latest[id] = i;
+  }
+  const ids = Int32Array.from(held).sort();
+  // Plain loops: a callback per value cost more than the rest of the block's making.
+  const kept = (column: Float64Array, rowOf: Int32Array) => {
+    const out = new Float64Array(ids.length);
+    for (let at = 0; at < ids.length; at++) {
+      const row = rowOf[ids[at]!]!;
+      out[at] = row === -1 ? Number.NaN : column[row]!;
+    }
+    return out;
+  };
+  const quotes = Object.fromEntries(
+    SESSION_COLUMNS.map((name, c) => [name, kept(values[c]!, latest)]),
+  ) as SessionBlock['quotes'];
+  return {
+    table,
+    ids,
+    quotes,
+    openInterest: kept(values[1]!, interest),
+    publishedAt: kept(values[0]!, interest),
+    // Eleven numbers and a contract number a row.
+    bytes: ids.length * ((SESSION_COLUMNS.length + 2) * 8 + 4) + 256,
+  };
+}
+
+/** The contract table's number of each row's contract (by its key or its symbol), or -1. */
+function contractLookup(
+  table: ContractTable,
+  keys: Float64Array | readonly (string | null)[],
+): (row: number) => number {
+  if (keys instanceof Float64Array) return (row) => table.keys!.get(keys[row]!) ?? -1;
+  const symbols = table.symbols;
+  return (row) => {
+    const symbol = keys[row];
+    if (symbol === null || symbol === undefined) return -1;
+    let low = 0;
+    let high = symbols.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (symbols[middle]! < symbol) low = middle + 1;
+      else high = middle;
+    }
+    return symbols[low] === symbol ? low : -1;
+  };
+}
+
+/**
+ * The block's rows of the scope's root (all roots without one), made into store rows only when asked
+ * for; each expiration group's columns are one object shared by its rows.
+ */
+function sessionSource(block: SessionBlock, root: string | undefined, session: string): RowSource {
+  const { table, ids, quotes } = block;
+  // The block's positions of the root's contracts (every position without a root).
+  const rootIndex = root === undefined ? -1 : table.roots.indexOf(root);
+  const positions: number[] = [];
+  for (let at = 0; at < ids.length; at++) {
+    if (root === undefined || table.root[ids[at]!] === rootIndex) positions.push(at);
+  }
+  // A group per root, expiration and flags but the side, found once per row (a key of numbers: a text
+  // key per row cost more than the rest of the answer's grouping).
+  const groups = new Map<number, GroupColumns>();
+  const groupAt: (GroupColumns | undefined)[] = new Array(positions.length);
+  const groupOf = (id: number): GroupColumns => {
+    const flags = table.flags[id]!;
+    const key = (table.expirationDay[id]! * 65_536 + table.root[id]!) * 64 + (flags & ~CONTRACT_FLAGS.call);
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = {
+        root: table.roots[table.root[id]!]!,
+        expiration: isoDateOfDay(table.expirationDay[id]!),
+        settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
+        monthly: (flags & CONTRACT_FLAGS.monthly) !== 0,
+        weekly: (flags & CONTRACT_FLAGS.weekly) !== 0,
+        quarterly: (flags & CONTRACT_FLAGS.quarterly) !== 0,
+        nonstandard: (flags & CONTRACT_FLAGS.nonstandard) !== 0,
+      };
+      groups.set(key, group);
+    }
+    return group;
+  };
+  return {
+    length: positions.length,
+    groupOf: (index) => (groupAt[index] ??= groupOf(ids[positions[index]!]!)),
+    row: (index): SnapshotRow => {
+      const at = positions[index]!;
+      const id = ids[at]!;
+      const group = (groupAt[index] ??= groupOf(id));
+      const openInterest = block.openInterest[at]!;
+      const hasInterest = !Number.isNaN(block.publishedAt[at]!);
+      // Every field named, in one order: one object shape for all rows.
+      return {
+        option_symbol: table.symbols[id]!,
+        underlying: table.underlying,
+        root: group.root,
+        expiration: group.expiration,
+        expiration_time: table.expirationTime[id]!,
+        side: table.flags[id]! & CONTRACT_FLAGS.call ? 'call' : 'put',
+        strike: table.strike[id]!,
+        settlement: group.settlement,
+        monthly: group.monthly,
+        weekly: group.weekly,
+        quarterly: group.quarterly,
+        nonstandard: group.nonstandard,
+        first_traded: isoDateOfDay(table.firstTradedDay[id]!),
+        session_date: session,
+        quote_time: quotes.quote_time[at]!,
+        bid: nullable(quotes.bid[at]!),
+        ask: nullable(quotes.ask[at]!),
+        bid_size: nullable(quotes.bid_size[at]!),
+        ask_size: nullable(quotes.ask_size[at]!),
+        last: nullable(quotes.last[at]!),
+        volume: nullable(quotes.volume[at]!),
+        volume_time: nullable(quotes.volume_time[at]!),
+        underlying_price: nullable(quotes.underlying_price[at]!),
+        iv: null,
+        delta: null,
+        gamma: null,
+        theta: null,
+        vega: null,
+        open_interest: hasInterest ? nullable(openInterest) : null,
+        oi_published_at: hasInterest ? block.publishedAt[at]! : null,
+      };
+    },
+  };
+}
