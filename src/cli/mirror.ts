@@ -5,6 +5,7 @@
  * (`marketdata-json`: chains, and candles bodies) and committed in batches as it arrives, its request
  * recorded as the source; a later run asks only for what the store's provenance does not hold yet.
  */
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -410,11 +411,20 @@ type Spooled = {
   readonly candles?: { symbol: string; resolution: string };
 };
 
+/** A chain answer held for the batch's one merged chain body: its columns and its own body's digest. */
+type HeldChain = {
+  readonly source: string;
+  readonly columns: Readonly<Record<string, unknown>>;
+  readonly rows: number;
+  readonly sha256: string;
+};
+
 /**
  * Stages answers as they arrive and commits them in batches, one commit at a time: every `every` answers,
  * or sooner once `maxSeconds` have passed since the last commit (large chains arrive slowly).
  */
 class Ingester {
+  private chains: HeldChain[] = [];
   private pending: Spooled[] = [];
   private committing: Promise<void> = Promise.resolve();
   private count = 0;
@@ -428,47 +438,129 @@ class Ingester {
   ) {}
 
   async add(item: Item, result: QueryResult): Promise<void> {
-    const file = path.join(this.spool, `${++this.count}.json`);
-    await fs.writeFile(file, JSON.stringify({ s: 'ok', ...result.columns, ...result.meta.scalars }));
-    this.pending.push({
-      file,
-      source: item.source,
-      ...(item.kind === 'chain'
-        ? {}
-        : { candles: { symbol: item.underlying, resolution: item.kind === 'daily' ? 'D' : '1' } }),
-    });
-    if (this.pending.length >= this.every || Date.now() - this.lastCommit >= this.maxSeconds * 1000) {
+    const text = JSON.stringify({ s: 'ok', ...result.columns, ...result.meta.scalars });
+    if (item.kind === 'chain') {
+      const sha256 = createHash('sha256').update(text).digest('hex');
+      this.chains.push({ source: item.source, columns: result.columns, rows: result.length, sha256 });
+    } else {
+      const file = path.join(this.spool, `${++this.count}.json`);
+      await fs.writeFile(file, text);
+      const resolution = item.kind === 'daily' ? 'D' : '1';
+      this.pending.push({ file, source: item.source, candles: { symbol: item.underlying, resolution } });
+    }
+    const waiting = this.chains.length + this.pending.length;
+    if (waiting >= this.every || Date.now() - this.lastCommit >= this.maxSeconds * 1000) {
       await this.flush();
     }
   }
 
   /** Commits what is pending (after any commit under way). */
   flush(): Promise<void> {
+    const chains = this.chains;
     const batch = this.pending;
+    this.chains = [];
     this.pending = [];
     this.lastCommit = Date.now();
+    const file = path.join(this.spool, `${++this.count}-chains.json`);
     this.committing = this.committing.then(() =>
-      batch.length === 0 ? undefined : commitBatch(this.store, batch),
+      batch.length === 0 && chains.length === 0 ? undefined : commitBatch(this.store, file, chains, batch),
     );
     return this.committing;
   }
 }
 
-async function commitBatch(store: string, batch: readonly Spooled[]): Promise<void> {
+/**
+ * Commits one batch. Its chains are staged as ONE body (their columns end to end), since the ingest's
+ * cost is mostly per file; each chain's request is still recorded as its own source, with its own body's
+ * digest and the rows staged from its lines (`_line` ranges of the merged body), so a rerun resumes by
+ * request exactly as before. The merged body is staged first, straight into the empty staging tables,
+ * so its `_line` values are its own line numbers.
+ */
+async function commitBatch(
+  store: string,
+  chainFile: string,
+  chains: readonly HeldChain[],
+  batch: readonly Spooled[],
+): Promise<void> {
   const byFile = new Map(batch.map((spooled) => [spooled.file, spooled]));
+  const files = [...byFile.keys()];
+  if (chains.length > 0) {
+    await fs.writeFile(chainFile, JSON.stringify(mergedChainBody(chains)));
+    files.unshift(chainFile);
+  }
   const tx = await WriteTransaction.begin(store, { create: true });
   let committed = false;
   try {
     // Measured once per run over its range (`measureRange`), not per answer.
-    const staged = await stageFiles(tx.sql, [...byFile.keys()], mirrorFormat(byFile), {
-      measureQuality: false,
-    });
-    await commitStaged(tx, staged, (file) => byFile.get(file)!.source);
+    const staged = await stageFiles(tx.sql, files, mirrorFormat(byFile), { measureQuality: false });
+    const chainRows = chains.length === 0 ? [] : await rowsByChain(tx, chains);
+    const others = staged.files.filter((f) => f.source !== chainFile);
+    await commitStaged(
+      tx,
+      {
+        ...staged,
+        files: [
+          ...chains.map((chain, i) => ({
+            source: chain.source,
+            sha256: chain.sha256,
+            bytes: 0,
+            format: marketDataJsonFormat.name,
+            rows: chainRows[i]!,
+            sourceRows: chain.rows,
+            rejected: 0,
+            sessions: [],
+            underlyings: [],
+            quality: undefined,
+          })),
+          ...others,
+        ],
+      },
+      (file) => byFile.get(file)?.source ?? file,
+    );
     committed = true;
   } finally {
     if (!committed) await tx.abort();
   }
-  await Promise.all(batch.map((spooled) => fs.rm(spooled.file, { force: true })));
+  await Promise.all([chainFile, ...batch.map((s) => s.file)].map((file) => fs.rm(file, { force: true })));
+}
+
+/** The chains' columns end to end, as one chain body (a column some chain lacks is null on its rows). */
+function mergedChainBody(chains: readonly HeldChain[]): Record<string, unknown> {
+  const keys = new Set(chains.flatMap((chain) => Object.keys(chain.columns)));
+  const body: Record<string, unknown> = { s: 'ok' };
+  for (const key of keys) {
+    const merged: unknown[] = [];
+    for (const chain of chains) {
+      const values = chain.columns[key];
+      if (Array.isArray(values)) for (const value of values) merged.push(value);
+      else for (let i = 0; i < chain.rows; i++) merged.push(null);
+    }
+    body[key] = merged;
+  }
+  return body;
+}
+
+/** The rows each chain staged, per table, from the `_line` range its body holds in the merged body. */
+async function rowsByChain(
+  tx: WriteTransaction,
+  chains: readonly HeldChain[],
+): Promise<Record<string, number>[]> {
+  const ranges: string[] = [];
+  let line = 1;
+  chains.forEach((chain, i) => {
+    ranges.push(`(${i}, ${line}, ${line + chain.rows - 1})`);
+    line += chain.rows;
+  });
+  const rows = chains.map(() => ({}) as Record<string, number>);
+  for (const table of ['option_quotes', 'open_interest']) {
+    const counts = await tx.sql.all<{ i: number; n: number }>(
+      `SELECT r.i::INTEGER AS i, count(*)::INTEGER AS n
+       FROM ${table} t JOIN (VALUES ${ranges.join(', ')}) r(i, lo, hi) ON t._line BETWEEN r.lo AND r.hi
+       GROUP BY r.i`,
+    );
+    for (const { i, n } of counts) if (n > 0) rows[i]![table] = n;
+  }
+  return rows;
 }
 
 /** The `marketdata-json` format, reading candles bodies too (their symbol and resolution come from the request). */
