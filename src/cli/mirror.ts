@@ -46,7 +46,7 @@ export type MirrorOptions = {
   readonly noIntraday?: boolean;
   /** Requests of the mirror in flight at once (default 8; the client caps every caller at 50). */
   readonly concurrency?: number;
-  /** Answers staged per commit (default 50): each commit rewrites the partitions it touches. */
+  /** The most answers staged per commit (default 50): a commit takes what arrived while the last one ran. */
   readonly commitEvery?: number;
   /** Stops the run as a budget would: what arrived is committed. */
   readonly signal?: AbortSignal;
@@ -420,24 +420,27 @@ type HeldChain = {
 };
 
 /**
- * Stages answers as they arrive and commits them in batches, one commit at a time: every `every` answers,
- * or sooner once `maxSeconds` have passed since the last commit (large chains arrive slowly).
+ * Commits answers in batches while the downloads go on: a commit starts as soon as the one before it has
+ * ended and an answer waits, and takes every answer waiting (at most `most`), so batches grow with the
+ * commit's cost and the last one, after the downloads, is small. An answer arriving while `most` wait
+ * holds its worker until the commit under way ends (bounded memory). After a failed commit nothing more
+ * is committed; the failure surfaces in `add` and `flush`.
  */
 class Ingester {
   private chains: HeldChain[] = [];
   private pending: Spooled[] = [];
-  private committing: Promise<void> = Promise.resolve();
+  private committing: Promise<void> | undefined;
+  private failed: { error: unknown } | undefined;
   private count = 0;
-  private lastCommit = Date.now();
 
   constructor(
     private readonly store: string,
     private readonly spool: string,
-    private readonly every: number,
-    private readonly maxSeconds = 30,
+    private readonly most: number,
   ) {}
 
   async add(item: Item, result: QueryResult): Promise<void> {
+    this.throwIfFailed();
     const text = JSON.stringify({ s: 'ok', ...result.columns, ...result.meta.scalars });
     if (item.kind === 'chain') {
       const sha256 = createHash('sha256').update(text).digest('hex');
@@ -448,24 +451,45 @@ class Ingester {
       const resolution = item.kind === 'daily' ? 'D' : '1';
       this.pending.push({ file, source: item.source, candles: { symbol: item.underlying, resolution } });
     }
-    const waiting = this.chains.length + this.pending.length;
-    if (waiting >= this.every || Date.now() - this.lastCommit >= this.maxSeconds * 1000) {
-      await this.flush();
+    this.next();
+    while (this.committing !== undefined && this.chains.length + this.pending.length >= this.most) {
+      await this.committing;
+    }
+    this.throwIfFailed();
+  }
+
+  /** Commits everything still waiting, after the commit under way. */
+  async flush(): Promise<void> {
+    // A commit that ends starts the next one itself: wait until none is under way and nothing waits.
+    for (;;) {
+      while (this.committing !== undefined) await this.committing;
+      this.throwIfFailed();
+      if (this.chains.length + this.pending.length === 0) return;
+      this.next();
     }
   }
 
-  /** Commits what is pending (after any commit under way). */
-  flush(): Promise<void> {
-    const chains = this.chains;
-    const batch = this.pending;
-    this.chains = [];
-    this.pending = [];
-    this.lastCommit = Date.now();
+  /** Starts the next commit, unless one is under way, nothing waits or a commit failed. */
+  private next(): void {
+    if (this.committing !== undefined || this.failed !== undefined) return;
+    const chains = this.chains.splice(0, this.most);
+    const batch = this.pending.splice(0, Math.max(this.most - chains.length, 0));
+    if (chains.length + batch.length === 0) return;
     const file = path.join(this.spool, `${++this.count}-chains.json`);
-    this.committing = this.committing.then(() =>
-      batch.length === 0 && chains.length === 0 ? undefined : commitBatch(this.store, file, chains, batch),
+    this.committing = commitBatch(this.store, file, chains, batch).then(
+      () => {
+        this.committing = undefined;
+        this.next();
+      },
+      (error: unknown) => {
+        this.failed = { error };
+        this.committing = undefined;
+      },
     );
-    return this.committing;
+  }
+
+  private throwIfFailed(): void {
+    if (this.failed !== undefined) throw this.failed.error;
   }
 }
 
