@@ -110,6 +110,8 @@ const CHAIN = '/v1/options/chain/';
 const CANDLES = '/v1/stocks/candles/';
 /** Budget headroom on a chain's expected size: chains grow from session to session. */
 const CHAIN_MARGIN = 1.25;
+/** Chain rows a commit takes at most (at least one chain): bounds the chains held in memory and merged. */
+const BATCH_ROWS = 200_000;
 
 /** Copies the service's history for `underlyings` over `from`…`to` into `store` (see the module comment). */
 export async function runMirror(options: MirrorOptions): Promise<MirrorReport> {
@@ -422,7 +424,8 @@ type HeldChain = {
 /**
  * Commits answers in batches while the downloads go on: a commit starts as soon as the one before it has
  * ended and an answer waits, and takes every answer waiting (at most `most`), so batches grow with the
- * commit's cost and the last one, after the downloads, is small. An answer arriving while `most` wait
+ * commit's cost and the last one, after the downloads, is small. An answer arriving while a batch's worth
+ * waits (`most` answers, or chains of `BATCH_ROWS` rows: they are held in memory until their commit)
  * holds its worker until the commit under way ends (bounded memory). After a failed commit nothing more
  * is committed; the failure surfaces in `add` and `flush`.
  */
@@ -452,7 +455,7 @@ class Ingester {
       this.pending.push({ file, source: item.source, candles: { symbol: item.underlying, resolution } });
     }
     this.next();
-    while (this.committing !== undefined && this.chains.length + this.pending.length >= this.most) {
+    while (this.committing !== undefined && this.full()) {
       await this.committing;
     }
     this.throwIfFailed();
@@ -472,7 +475,11 @@ class Ingester {
   /** Starts the next commit, unless one is under way, nothing waits or a commit failed. */
   private next(): void {
     if (this.committing !== undefined || this.failed !== undefined) return;
-    const chains = this.chains.splice(0, this.most);
+    let take = 0;
+    for (let rows = 0; take < Math.min(this.chains.length, this.most) && rows < BATCH_ROWS; take++) {
+      rows += this.chains[take]!.rows;
+    }
+    const chains = this.chains.splice(0, take);
     const batch = this.pending.splice(0, Math.max(this.most - chains.length, 0));
     if (chains.length + batch.length === 0) return;
     const file = path.join(this.spool, `${++this.count}-chains.json`);
@@ -486,6 +493,12 @@ class Ingester {
         this.committing = undefined;
       },
     );
+  }
+
+  /** Whether a batch's worth waits: `most` answers, or chains of `BATCH_ROWS` rows. */
+  private full(): boolean {
+    const rows = this.chains.reduce((sum, chain) => sum + chain.rows, 0);
+    return this.chains.length + this.pending.length >= this.most || rows >= BATCH_ROWS;
   }
 
   private throwIfFailed(): void {
