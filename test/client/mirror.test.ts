@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
+import { StoreError } from '../../src/errors.js';
 import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { acquireWriterLock } from '../../src/store/lock.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
@@ -371,5 +373,28 @@ describe('pitchain mirror on the command line', () => {
     );
     const help = await pitchain('--help');
     expect(help.stdout).toContain('Examples:\n  $ pitchain mirror --url https://api.marketdata.app');
+  });
+});
+
+describe('a mirror whose commit fails', () => {
+  it('stops with the commit’s error, and a later run completes the range', async () => {
+    const copy = path.join(dir, 'locked');
+    await fs.mkdir(copy);
+    // Another writer holds the store: every commit of this run is refused.
+    const lock = await acquireWriterLock(copy);
+    const client = createClient({ baseUrl: server.url });
+    let stopped: Awaited<ReturnType<typeof runMirror>>;
+    try {
+      stopped = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
+    } finally {
+      await lock.release();
+    }
+    expect(stopped.stopped).toBe('failure');
+    expect(stopped.failure).toBeInstanceOf(StoreError);
+    expect(String((stopped.failure as Error).message)).toMatch(/one writer at a time/);
+    expect(await readManifest(copy)).toBeUndefined();
+
+    const rest = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
+    expect(rest).toMatchObject({ stopped: undefined, sessionsDone: 10, skipped: 0 });
   });
 });
