@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
+import { StoreError } from '../../src/errors.js';
 import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { acquireWriterLock } from '../../src/store/lock.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';
 import type { ServerProcess } from '../http/helpers/server.js';
@@ -83,10 +85,16 @@ async function tableFacts(store: Store) {
   const [bars] = await storeInternals(store).reader.sql.all<{ rows: number; keys: number }>(
     `SELECT count(*)::INTEGER AS rows, count(DISTINCT (symbol, resolution, t))::INTEGER AS keys FROM stock_bars`,
   );
-  const sessions = await storeInternals(store).reader.sql.all<{ d: string; u: string }>(
-    `SELECT DISTINCT CAST(session_date AS VARCHAR) AS d, underlying AS u FROM option_quotes ORDER BY d, u`,
+  const sessions = await storeInternals(store).reader.sql.all<{ d: string; u: string; n: number }>(
+    `SELECT CAST(session_date AS VARCHAR) AS d, underlying AS u, count(*)::INTEGER AS n
+     FROM option_quotes GROUP BY ALL ORDER BY d, u`,
   );
-  return { quotes, bars, sessions: sessions.map((row) => `${row.d} ${row.u}`) };
+  return {
+    quotes,
+    bars,
+    sessions: sessions.map((row) => `${row.d} ${row.u}`),
+    chainRows: Object.fromEntries(sessions.map((row) => [`${row.d} ${row.u}`, row.n])),
+  };
 }
 
 async function withStore<T>(dir: string, use: (store: Store) => Promise<T>): Promise<T> {
@@ -154,6 +162,16 @@ describe('pitchain mirror', () => {
     expect(again.quality).toBeUndefined();
     const manifest = await readManifest(copy);
     expect(manifest!.provenance.filter((p) => p.quality !== undefined)).toEqual([]);
+    // Chains are staged a batch at a time, yet each request keeps its own record: its rows and its digest.
+    const chains = manifest!.provenance.filter((p) => p.source.startsWith('/v1/options/chain/'));
+    const chainKey = (source: string) => {
+      const match = /^\/v1\/options\/chain\/([^/]+)\/\?date=([\d-]+)&/.exec(source)!;
+      return `${match[2]} ${match[1]}`;
+    };
+    expect(Object.fromEntries(chains.map((p) => [chainKey(p.source), p.rows['option_quotes']]))).toEqual(
+      full.chainRows,
+    );
+    expect(new Set(chains.map((p) => p.sha256)).size).toBe(everySession.length);
     // The service's dated chains carry each session's closing snapshot (not the store's 15:45 ones).
     const sourceFacts = await withStore(source, async (store) => ({
       ...(await tableFacts(store)),
@@ -355,5 +373,28 @@ describe('pitchain mirror on the command line', () => {
     );
     const help = await pitchain('--help');
     expect(help.stdout).toContain('Examples:\n  $ pitchain mirror --url https://api.marketdata.app');
+  });
+});
+
+describe('a mirror whose commit fails', () => {
+  it('stops with the commit’s error, and a later run completes the range', async () => {
+    const copy = path.join(dir, 'locked');
+    await fs.mkdir(copy);
+    // Another writer holds the store: every commit of this run is refused.
+    const lock = await acquireWriterLock(copy);
+    const client = createClient({ baseUrl: server.url });
+    let stopped: Awaited<ReturnType<typeof runMirror>>;
+    try {
+      stopped = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
+    } finally {
+      await lock.release();
+    }
+    expect(stopped.stopped).toBe('failure');
+    expect(stopped.failure).toBeInstanceOf(StoreError);
+    expect(String((stopped.failure as Error).message)).toMatch(/one writer at a time/);
+    expect(await readManifest(copy)).toBeUndefined();
+
+    const rest = await runMirror({ client, store: copy, underlyings: UNDERLYINGS, from: FROM, to: TO });
+    expect(rest).toMatchObject({ stopped: undefined, sessionsDone: 10, skipped: 0 });
   });
 });
