@@ -150,7 +150,9 @@ describe('views made on first use', () => {
       // A schema-qualified name is not seen in the text: the failed statement makes the view and runs again.
       expect(await count(reader, 'SELECT count(*) FROM main.contracts')).toBe(20);
       expect(reader.damaged).toEqual([]);
-      expect(await count(reader, 'SELECT count(*) FROM "option_quotes" q WHERE q.underlying = \'SPY\'')).toBe(30);
+      expect(await count(reader, 'SELECT count(*) FROM "option_quotes" q WHERE q.underlying = \'SPY\'')).toBe(
+        30,
+      );
       expect(reader.damaged.map((d) => [d.path, d.problem])).toEqual([[quotes.path, 'missing']]);
       // Put back, the file is read again after a refresh at the same version.
       await ingest(dir, 0, 'QQQ');

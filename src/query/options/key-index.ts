@@ -29,7 +29,7 @@ export class KeyIndex {
     for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
       const held = slots[slot]!;
       if (held === key) return this.values[slot];
-      if (held !== held) return undefined; // NaN: an empty slot
+      if (Number.isNaN(held)) return undefined; // an empty slot
     }
   }
 
@@ -39,7 +39,7 @@ export class KeyIndex {
     for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
       const held = slots[slot]!;
       if (held === key) return false;
-      if (held !== held) {
+      if (Number.isNaN(held)) {
         slots[slot] = key;
         this.values[slot] = value;
         return true;

@@ -206,13 +206,22 @@ function sessionSource(block: SessionBlock, root: string | undefined, session: s
     }
     return group;
   };
+  /** The group of the row at `index`, looked up once per row. */
+  const groupAtIndex = (index: number): GroupColumns => {
+    let group = groupAt[index];
+    if (group === undefined) {
+      group = groupOf(ids[positions[index]!]!);
+      groupAt[index] = group;
+    }
+    return group;
+  };
   return {
     length: positions.length,
-    groupOf: (index) => (groupAt[index] ??= groupOf(ids[positions[index]!]!)),
+    groupOf: groupAtIndex,
     row: (index): SnapshotRow => {
       const at = positions[index]!;
       const id = ids[at]!;
-      const group = (groupAt[index] ??= groupOf(id));
+      const group = groupAtIndex(index);
       const openInterest = block.openInterest[at]!;
       const hasInterest = !Number.isNaN(block.publishedAt[at]!);
       // Every field named, in one order: one object shape for all rows.

@@ -14,7 +14,7 @@ describe('KeyIndex', () => {
       123_456_789_012_345,
     ]);
     const index = KeyIndex.of(keys)!;
-    keys.forEach((key, i) => expect(index.get(key)).toBe(i));
+    for (const [i, key] of keys.entries()) expect(index.get(key)).toBe(i);
     for (const absent of [2, 2 ** 32 + 1, 2 ** 53 - 2, 5 * 2 ** 32])
       expect(index.get(absent)).toBeUndefined();
   });
