@@ -85,7 +85,7 @@ export function sampleOptions(): GeneratorOptions {
 /**
  * The intraday preset: SPX with SPXW (index listing, simulated from 3,850 at 20% volatility) with an
  * expiration every session (the SPXW Monday–Friday cycle), one-minute snapshots from 09:31 to 15:59 ET
- * plus the end of day, over the 61 sessions of 2023-01-03..2023-03-31. The one-minute snapshots cover
+ * plus the end of day, over the 62 sessions of 2023-01-03..2023-03-31. The one-minute snapshots cover
  * the expirations within two days (the 0DTE and the next ones); listings stop at the front month and the
  * strike bands are narrower than the real chain's, so a store builds in minutes on a small machine.
  */
