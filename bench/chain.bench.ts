@@ -5,7 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -23,7 +23,15 @@ import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { WriteTransaction } from '../src/store/writer.js';
 import { ensureBuilt } from '../test/helpers/build.js';
-import { type BenchContext, defineBenchmark, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
+import {
+  type BenchContext,
+  defineBenchmark,
+  loadAverage,
+  ratioRow,
+  storeCodeDigest,
+  summarise,
+  timeIt,
+} from './lib.js';
 
 /** Years of the generated market, one commit each (keeps the writer's memory small). */
 const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
@@ -74,7 +82,7 @@ async function sharedBars(ctx: BenchContext, file: string): Promise<DailyBar[]> 
 async function storePlan(ctx: BenchContext): Promise<{ options: GeneratorOptions; digest: string }[]> {
   const spy = await sharedBars(ctx, 'lean_daily_spy_raw_19980102_20210331.csv');
   const aapl = await sharedBars(ctx, 'lean_daily_aapl_raw_19980102_20210331.csv');
-  const code = await codeDigest(ctx);
+  const code = await storeCodeDigest(ctx.repoRoot);
   return YEARS.map((year) => {
     const options = yearOptions(year, spy, aapl);
     return {
@@ -82,36 +90,6 @@ async function storePlan(ctx: BenchContext): Promise<{ options: GeneratorOptions
       digest: createHash('sha256').update(code).update(JSON.stringify(options)).digest('hex'),
     };
   });
-}
-
-/**
- * Sources whose code decides the cached store's bytes: a change to them rebuilds it. The generator's
- * folder, and the store's writing side (not the reading side, so that a change to how the store is read
- * is measured on the same store).
- */
-const STORE_CODE = [
-  ['src', 'ingest', 'generator'],
-  ['src', 'store', 'writer.ts'],
-  ['src', 'store', 'parquet.ts'],
-  ['src', 'store', 'layout.ts'],
-  ['src', 'store', 'schema.ts'],
-  ['src', 'store', 'manifest.ts'],
-] as const;
-
-/** A digest of the generator's and the store writer's sources. */
-async function codeDigest(ctx: BenchContext): Promise<string> {
-  const hash = createHash('sha256');
-  for (const parts of STORE_CODE) {
-    const at = join(ctx.repoRoot, ...parts);
-    const files = at.endsWith('.ts')
-      ? [at]
-      : (await readdir(at))
-          .filter((n) => n.endsWith('.ts'))
-          .sort()
-          .map((n) => join(at, n));
-    for (const file of files) hash.update(file.slice(ctx.repoRoot.length)).update(await readFile(file));
-  }
-  return hash.digest('hex');
 }
 
 /**

@@ -3,7 +3,8 @@
  * export is `defineBenchmark({ name, description, run })`; `bench/run.ts` runs each one in its own child
  * process (so memory and JIT state do not leak between them) and prints every row in one table.
  */
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -326,4 +327,34 @@ export async function directoryBytes(dir: string): Promise<number> {
     total += entry.isDirectory() ? await directoryBytes(path) : (await stat(path)).size;
   }
   return total;
+}
+
+/**
+ * Sources whose code decides the cached store's bytes: a change to them rebuilds it. The generator's
+ * folder, and the store's writing side (not the reading side, so that a change to how the store is read
+ * is measured on the same store).
+ */
+const STORE_CODE = [
+  ['src', 'ingest', 'generator'],
+  ['src', 'store', 'writer.ts'],
+  ['src', 'store', 'parquet.ts'],
+  ['src', 'store', 'layout.ts'],
+  ['src', 'store', 'schema.ts'],
+  ['src', 'store', 'manifest.ts'],
+] as const;
+
+/** A digest of the generator's and the store writer's sources, for a cached generated store. */
+export async function storeCodeDigest(repoRoot: string): Promise<string> {
+  const hash = createHash('sha256');
+  for (const parts of STORE_CODE) {
+    const at = join(repoRoot, ...parts);
+    const files = at.endsWith('.ts')
+      ? [at]
+      : (await readdir(at))
+          .filter((n) => n.endsWith('.ts'))
+          .sort()
+          .map((n) => join(at, n));
+    for (const file of files) hash.update(file.slice(repoRoot.length)).update(await readFile(file));
+  }
+  return hash.digest('hex');
 }

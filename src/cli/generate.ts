@@ -5,9 +5,10 @@ import {
   GENERATOR_STEPS,
   type GeneratorOptions,
   generateMarket,
+  type SnapshotName,
   type UnderlyingSpec,
 } from '../ingest/generator/generate.js';
-import { sampleOptions } from '../ingest/generator/presets.js';
+import { GENERATOR_PRESETS } from '../ingest/generator/presets.js';
 import { hashFile } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';
 import { examplesHelp, renderTable } from './format.js';
@@ -16,6 +17,7 @@ import { startProgress } from './progress.js';
 
 type GenerateFlags = {
   store: string;
+  preset?: string;
   seed?: string;
   from?: string;
   to?: string;
@@ -28,9 +30,17 @@ type GenerateFlags = {
 /** The synthetic-market description written into provenance: every quote it makes is synthetic. */
 export const SYNTHETIC_SOURCE = 'synthetic market (pitchain generator; option quotes are not real)';
 
-/** Builds generator options: the sample preset, with any flags applied over it. */
+const SNAPSHOT_NAMES: readonly SnapshotName[] = ['eod', '15:45', '1m', '5m'];
+
+/** Builds generator options: a preset (the sample by default), with any flags applied over it. */
 export function generatorOptionsFrom(flags: Omit<GenerateFlags, 'store'>): GeneratorOptions {
-  const options: GeneratorOptions = { ...sampleOptions() };
+  const preset = flags.preset ?? 'sample';
+  if (!Object.hasOwn(GENERATOR_PRESETS, preset)) {
+    throw new UsageError(
+      `--preset takes ${Object.keys(GENERATOR_PRESETS).join(' or ')}, not '${preset}' (e.g. --preset intraday)`,
+    );
+  }
+  const options: GeneratorOptions = { ...GENERATOR_PRESETS[preset as keyof typeof GENERATOR_PRESETS]() };
   if (flags.seed !== undefined) {
     if (!/^\d+$/.test(flags.seed)) throw new UsageError(`--seed must be a whole number, not '${flags.seed}'`);
     options.seed = Number(flags.seed);
@@ -42,10 +52,10 @@ export function generatorOptionsFrom(flags: Omit<GenerateFlags, 'store'>): Gener
       .split(',')
       .map((s) => s.trim().toUpperCase())
       .filter((s) => s !== '');
-    const preset = new Map(options.underlyings.map((u) => [u.symbol, u]));
+    const known = new Map(options.underlyings.map((u) => [u.symbol, u]));
     const chosen: UnderlyingSpec[] = wanted.map(
       (symbol) =>
-        preset.get(symbol) ?? { symbol, style: 'stock', series: { kind: 'simulated', startPrice: 100 } },
+        known.get(symbol) ?? { symbol, style: 'stock', series: { kind: 'simulated', startPrice: 100 } },
     );
     for (const u of chosen) {
       if (u.series.kind === 'derived' && !wanted.includes(u.series.from)) {
@@ -56,11 +66,15 @@ export function generatorOptionsFrom(flags: Omit<GenerateFlags, 'store'>): Gener
   }
   if (flags.snapshots !== undefined) {
     options.snapshots = flags.snapshots.split(',').map((s) => {
-      const name = s.trim();
-      if (name !== 'eod' && name !== '15:45')
-        throw new UsageError(`--snapshots takes eod and/or 15:45, not '${name}'`);
+      const name = s.trim() as SnapshotName;
+      if (!SNAPSHOT_NAMES.includes(name))
+        throw new UsageError(
+          `--snapshots takes eod, 15:45, 1m or 5m, not '${name}' (e.g. --snapshots 5m,eod)`,
+        );
       return name;
     });
+    if (options.snapshots.includes('1m') && options.snapshots.includes('5m'))
+      throw new UsageError('--snapshots takes one grid, 1m or 5m, not both (e.g. --snapshots 1m,eod)');
   }
   if (flags.greeks !== undefined) {
     if (flags.greeks !== 'all' && flags.greeks !== 'iv' && flags.greeks !== 'none') {
@@ -68,7 +82,8 @@ export function generatorOptionsFrom(flags: Omit<GenerateFlags, 'store'>): Gener
     }
     options.greeks = flags.greeks;
   }
-  options.minuteBars = flags.minuteBars;
+  // The intraday preset has no stock bars to skip (an index); --no-minute-bars matters to the sample.
+  options.minuteBars = flags.minuteBars && options.minuteBars === true;
   return options;
 }
 
@@ -97,6 +112,10 @@ export function registerGenerate(program: Command): void {
       'Generate a deterministic synthetic option market (Black-Scholes on real or simulated underlyings) into a store.',
     )
     .requiredOption('--store <dir>', 'store directory (created if missing)')
+    .option(
+      '--preset <name>',
+      "what to build before the flags below: 'sample' (default) or 'intraday' (SPX/SPXW 0DTE, 1-minute snapshots, 2023-01-03..2023-03-31)",
+    )
     .option('--seed <n>', 'random seed; the same seed and options give the same data version')
     .option('--from <date>', 'first session, YYYY-MM-DD (default 2019-01-02)')
     .option('--to <date>', 'last session, YYYY-MM-DD (default 2020-12-31)')
@@ -104,7 +123,10 @@ export function registerGenerate(program: Command): void {
       '--underlyings <list>',
       'comma list: SPY, SPX (SPX+SPXW, from SPY x 10), AAPL, or any ticker (simulated)',
     )
-    .option('--snapshots <list>', "snapshots per session: 'eod' and/or '15:45' (default both)")
+    .option(
+      '--snapshots <list>',
+      "snapshots per session: 'eod', '15:45' and one grid, '1m' or '5m' (09:31/09:35..15:59 ET) (sample: eod,15:45; intraday: 1m,eod)",
+    )
     .option(
       '--greeks <which>',
       'vendor columns to fill: all, iv or none (default iv; the rest is computed on query)',
@@ -117,6 +139,8 @@ export function registerGenerate(program: Command): void {
           'pitchain generate --store my-sample',
           'pitchain generate --store spy-2020 --underlyings SPY --from 2020-01-02 --to 2020-03-31 --seed 7',
           'pitchain generate --store small --underlyings SPY --snapshots eod --greeks none --no-minute-bars',
+          'pitchain generate --store spx-0dte --preset intraday --to 2023-01-31',
+          'pitchain generate --store spx-5m --preset intraday --snapshots 5m,eod',
         ]),
     )
     .action(async (flags: GenerateFlags) => {

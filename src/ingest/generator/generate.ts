@@ -48,6 +48,7 @@ import {
   copyMinuteBarsSql,
   dailyBarsSql,
   expirationSnapshotsSql,
+  GRID_SNAP,
   type GreeksMode,
   MINUTE_DB,
   minuteBarsSql,
@@ -85,8 +86,14 @@ export type UnderlyingSpec = {
   pricing?: Partial<PricingParams>;
 };
 
-/** An option snapshot of each session: 15:45 ET (12:45 on early closes) and/or the 16:00 ET end of day. */
-export type SnapshotName = '15:45' | 'eod';
+/**
+ * An option snapshot of each session: 15:45 ET (12:45 on early closes), the 16:00 ET end of day, or an
+ * intraday grid every 1 or 5 minutes from the open (09:31 or 09:35 ET) up to the minute before the close.
+ */
+export type SnapshotName = '15:45' | 'eod' | '1m' | '5m';
+
+/** Minutes between the grid's snapshots, by snapshot name. */
+export const GRID_MINUTES: Readonly<Record<'1m' | '5m', number>> = { '1m': 1, '5m': 5 };
 
 /** What to generate. */
 export type GeneratorOptions = {
@@ -103,7 +110,7 @@ export type GeneratorOptions = {
   greeks?: GreeksMode;
   /** Continuously compounded risk-free rate (default 0.015). */
   rate?: number;
-  /** The 15:45 snapshot covers only contracts at most this many days from expiry (default: all). */
+  /** The 15:45 and grid snapshots cover only contracts at most this many days from expiry (default: all). */
   intradayMaxDte?: number;
 };
 
@@ -190,7 +197,7 @@ const optionsSchema = z
       )
       .min(1),
     snapshots: z
-      .array(z.enum(['15:45', 'eod']))
+      .array(z.enum(['15:45', 'eod', '1m', '5m']))
       .min(1)
       .optional(),
     minuteBars: z.boolean().optional(),
@@ -201,6 +208,8 @@ const optionsSchema = z
   .superRefine((options, ctx) => {
     if (options.from > options.to)
       ctx.addIssue({ code: 'custom', message: 'from is after to', path: ['from'] });
+    if (options.snapshots?.includes('1m') && options.snapshots.includes('5m'))
+      ctx.addIssue({ code: 'custom', message: 'choose one grid, 1m or 5m', path: ['snapshots'] });
     const symbols = options.underlyings.map((u) => u.symbol);
     options.underlyings.forEach((u, i) => {
       if (symbols.indexOf(u.symbol) !== i) {
@@ -273,9 +282,13 @@ async function fill(
   step: () => void,
 ): Promise<GeneratorSummary> {
   const params = { seed: options.seed };
+  const names = options.snapshots ?? ['eod'];
   const snapshots = [
-    ...new Set((options.snapshots ?? ['eod']).map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP))),
+    ...new Set(
+      names.filter((s) => s === 'eod' || s === '15:45').map((s) => (s === 'eod' ? EOD_SNAP : INTRADAY_SNAP)),
+    ),
   ].sort();
+  const grid = timeline.tables.grid !== undefined;
   const { minutes, minuteDays, ...timelineTables } = timeline.tables;
   const minuteBars = minutes !== undefined;
   // A database attached for the minutes cannot be detached inside the caller's transaction.
@@ -293,11 +306,11 @@ async function fill(
     // Without bound parameters the three run in one call, on DuckDB's threads, while this one appends.
     preparing = sql.run(
       [
-        snapSql(snapshots.includes(INTRADAY_SNAP), {
-          decay: EWMA_DECAY,
-          weight: REALISED_WEIGHT,
-          premium: VOL_PREMIUM,
-        }),
+        snapSql(
+          snapshots.includes(INTRADAY_SNAP),
+          { decay: EWMA_DECAY, weight: REALISED_WEIGHT, premium: VOL_PREMIUM },
+          grid,
+        ),
         expirationSnapshotsSql(TERM_REVERSION),
         contractRowsSql(),
       ].join(';\n'),
@@ -341,6 +354,7 @@ async function fill(
           snaps: snapshots,
           intradayMaxDte: options.intradayMaxDte ?? null,
           greeks: options.greeks ?? 'all',
+          grid,
         }),
         params,
       ),
@@ -486,7 +500,9 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
   const sid = (index: number) => index - fromIndex + 1;
 
   const barsByPid = sources.map((source) => alignBars(source, dates, indexOf));
-  const tables = { sessions: columns(9), days: columns(8), minuteDays: columns(5) };
+  const tables = { sessions: columns(9), days: columns(8), minuteDays: columns(5), grid: columns(5) };
+  const gridName = options.snapshots?.find((s) => s === '1m' || s === '5m');
+  const gridMinutes = gridName === undefined ? undefined : GRID_MINUTES[gridName];
 
   const minuteCount = new Map<number, number>();
   const openSeconds = new Map<number, number>();
@@ -568,6 +584,12 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
         day.volume,
         path[n - 15]! / UNITS,
       );
+      // The grid's snapshots see the underlying on the same path as the minute bars and the 15:45 one.
+      if (gridMinutes !== undefined) {
+        const open = openSeconds.get(index)!;
+        for (let minute = gridMinutes, k = 0; minute < n; minute += gridMinutes, k++)
+          push(tables.grid, pid, sid(index), GRID_SNAP + k, open + 60 * minute, path[minute]! / UNITS);
+      }
       if (writers.length === 0 || minuteTable === undefined) continue;
       const mid = minuteTable.next(n, path, (out) => minuteBars(day, path, excursions, out));
       for (const writer of writers) {
@@ -588,10 +610,12 @@ async function planTimeline(options: GeneratorOptions): Promise<TimelinePlan> {
     pidOf,
     barsByPid,
     intradayShare,
-    tables:
-      minuteTable === undefined
-        ? { sessions: tables.sessions, days: tables.days }
-        : { ...tables, minutes: minuteTable.minutes },
+    tables: {
+      sessions: tables.sessions,
+      days: tables.days,
+      ...(gridMinutes === undefined ? {} : { grid: tables.grid }),
+      ...(minuteTable === undefined ? {} : { minuteDays: tables.minuteDays, minutes: minuteTable.minutes }),
+    },
   };
 }
 

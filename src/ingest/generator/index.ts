@@ -18,7 +18,7 @@ export {
   type ListingStyle,
   type PricingParams,
 } from './model.js';
-export { SAMPLE_SOURCES, sampleOptions } from './presets.js';
+export { GENERATOR_PRESETS, intradayOptions, SAMPLE_SOURCES, sampleOptions } from './presets.js';
 export {
   type DailyBar,
   loadLeanDailyBars,

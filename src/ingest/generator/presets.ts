@@ -81,3 +81,41 @@ export function sampleOptions(): GeneratorOptions {
     greeks: 'iv',
   };
 }
+
+/**
+ * The intraday preset: SPX with SPXW (index listing, simulated from 3,850 at 20% volatility) with an
+ * expiration every session (the SPXW Monday–Friday cycle), one-minute snapshots from 09:31 to 15:59 ET
+ * plus the end of day, over the 62 sessions of 2023-01-03..2023-03-31. The one-minute snapshots cover
+ * the expirations within two days (the 0DTE and the next ones); listings stop at the front month and the
+ * strike bands are narrower than the real chain's, so a store builds in minutes on a small machine.
+ */
+export function intradayOptions(): GeneratorOptions {
+  return {
+    from: '2023-01-03',
+    to: '2023-03-31',
+    seed: 20230103,
+    underlyings: [
+      {
+        symbol: 'SPX',
+        style: 'index',
+        series: { kind: 'simulated', startPrice: 3850, volatility: 0.2 },
+        listing: {
+          weeklyDays: 14,
+          midweekDays: 7,
+          monthlyMonths: 1,
+          quarterlyMonths: 1,
+          leapsYears: 0,
+          nearSd: 1.5,
+          farSd: 3,
+        },
+      },
+    ],
+    snapshots: ['1m', 'eod'],
+    intradayMaxDte: 2,
+    minuteBars: false,
+    greeks: 'iv',
+  };
+}
+
+/** The presets `pitchain generate --preset` takes. */
+export const GENERATOR_PRESETS = { sample: sampleOptions, intraday: intradayOptions } as const;

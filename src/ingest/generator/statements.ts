@@ -16,6 +16,7 @@ export const WORK = {
   minutes: '_gen_minutes',
   minuteDays: '_gen_minute_days',
   minuteBars: '_gen_minute_bars',
+  grid: '_gen_grid',
   snap: '_gen_snap',
   es: '_gen_es',
   rows: '_gen_rows',
@@ -30,7 +31,15 @@ export const MINUTE_DB = '_gen_minute_db';
 
 /** Column definitions of the tables the JS half appends to (types it can append cheaply). */
 export const WORK_TABLES: Record<
-  'sessions' | 'days' | 'minutes' | 'minuteDays' | 'udays' | 'underlyings' | 'expirations' | 'contracts',
+  | 'sessions'
+  | 'days'
+  | 'minutes'
+  | 'minuteDays'
+  | 'grid'
+  | 'udays'
+  | 'underlyings'
+  | 'expirations'
+  | 'contracts',
   string
 > = {
   sessions:
@@ -38,6 +47,7 @@ export const WORK_TABLES: Record<
   days: 'pid INTEGER, sid INTEGER, o DOUBLE, h DOUBLE, l DOUBLE, c DOUBLE, v BIGINT, p_snap DOUBLE',
   minutes: 'mid INTEGER, i INTEGER, o DOUBLE, h DOUBLE, l DOUBLE, c DOUBLE, v DOUBLE',
   minuteDays: 'mid INTEGER, symbol VARCHAR, session_date DATE, open_ts DOUBLE, factor DOUBLE',
+  grid: 'pid INTEGER, sid INTEGER, snap INTEGER, q_ts DOUBLE, p DOUBLE',
   udays:
     'uid INTEGER, sid INTEGER, pid INTEGER, symbol VARCHAR, emit BOOLEAN, factor DOUBLE, close DOUBLE, prev_close DOUBLE, prev_var DOUBLE, share_1545 DOUBLE',
   underlyings:
@@ -91,17 +101,24 @@ SELECT symbol, resolution, session_date, t, o, h, l, c, v FROM ${attached ? `${M
 
 /**
  * The underlying at each snapshot (snap 1 = EOD at 16:00 ET, snap 0 = 15:45 ET or 12:45 on early
- * closes) with its at-the-money volatility now: the EWMA variance through the previous session updated
- * with the return so far, blended with the long-run level (model.ts: volatilityNow).
+ * closes, snaps from GRID_SNAP on = the intraday grid's minutes) with its at-the-money volatility now:
+ * the EWMA variance through the previous session updated with the return so far, blended with the
+ * long-run level (model.ts: volatilityNow).
  */
 export function snapSql(
   intraday: boolean,
   constants: { decay: number; weight: number; premium: number },
+  grid = false,
 ): string {
   const intradayRows = intraday
     ? `UNION ALL
   SELECT u.uid, u.sid, 0 AS snap, s.snap_ts AS q_ts, d.p_snap * u.factor AS spot, u.prev_close, u.prev_var
   FROM ${T.udays} u JOIN ${T.sessions} s USING (sid) JOIN ${T.days} d USING (pid, sid)`
+    : '';
+  const gridRows = grid
+    ? `UNION ALL
+  SELECT u.uid, u.sid, g.snap, g.q_ts, g.p * u.factor AS spot, u.prev_close, u.prev_var
+  FROM ${T.udays} u JOIN ${T.grid} g USING (pid, sid)`
     : '';
   const { premium, weight, decay } = constants;
   return `CREATE TEMP TABLE ${T.snap} AS
@@ -111,11 +128,13 @@ SELECT r.uid, r.sid, r.snap, r.q_ts, r.spot,
 FROM (
   SELECT u.uid, u.sid, 1 AS snap, s.eod_ts AS q_ts, u.close AS spot, u.prev_close, u.prev_var
   FROM ${T.udays} u JOIN ${T.sessions} s USING (sid)
-  ${intradayRows}
+  ${intradayRows}${gridRows}
 ) r JOIN ${T.underlyings} g USING (uid)`;
 }
 
 const EOD = 1;
+/** The first snap number of the intraday grid (snap GRID_SNAP + k is the grid's k-th instant). */
+export const GRID_SNAP = 2;
 
 /**
  * Everything that depends only on the expiration and the snapshot (time to expiry, forward, at-the-money
@@ -131,7 +150,8 @@ WITH b AS (
   SELECT x.eid, x.first_sid, s.sid, s.snap, s.q_ts, s.spot, s.sig_now, x.kind_mult, x.exp_day, x.exp_day - se.day AS dte, se.day,
     (x.exp_ts - s.q_ts) / 31536000.0 AS t, g.symbol AS underlying, se.session_date, se.open_ts, se.next_open_ts,
     g.rate, g.div, g.theta, g.skew, g.curv, g.tick_lo, g.tick_hi, g.spread_abs, g.spread_rel, g.size_top, g.volume_base,
-    CASE WHEN s.snap = ${EOD} THEN 1.0 ELSE u.share_1545 END AS vol_share
+    CASE WHEN s.snap = ${EOD} THEN 1.0 WHEN s.snap >= ${GRID_SNAP}
+      THEN least(1.0, u.share_1545 * (s.q_ts - se.open_ts) / (se.snap_ts - se.open_ts)) ELSE u.share_1545 END AS vol_share
   FROM ${T.expirations} x JOIN ${T.snap} s ON s.uid = x.uid AND s.sid BETWEEN x.first_sid - 1 AND x.last_sid
     JOIN ${T.sessions} se ON se.sid = s.sid JOIN ${T.underlyings} g ON g.uid = x.uid
     JOIN ${T.udays} u ON u.uid = x.uid AND u.sid = s.sid
@@ -257,9 +277,11 @@ const normalCdf = (x: string, density: string) =>
  */
 export function quotesSql(
   table: string,
-  options: { snaps: readonly number[]; intradayMaxDte: number | null; greeks: GreeksMode },
+  options: { snaps: readonly number[]; intradayMaxDte: number | null; greeks: GreeksMode; grid?: boolean },
 ): string {
-  const snapFilter = `e.snap IN (${options.snaps.join(', ')})${
+  const snapIn = `e.snap IN (${options.snaps.join(', ')})`;
+  const gridIn = `e.snap >= ${GRID_SNAP}`;
+  const snapFilter = `${!options.grid ? snapIn : options.snaps.length === 0 ? gridIn : `(${snapIn} OR ${gridIn})`}${
     options.intradayMaxDte === null ? '' : ` AND (e.snap = ${EOD} OR e.dte <= ${options.intradayMaxDte})`
   }`;
   const all = options.greeks === 'all';

@@ -154,6 +154,8 @@ export const QUOTE_COLUMNS = [
 /** What the store's cache remembers of a scope between requests. */
 type LoopState = {
   lastSession: string | undefined;
+  /** The cutoff of the last current as-of: a later one in the same session is a step of an intraday loop. */
+  lastCutoff: number | undefined;
   /** How many requests in a row each went forward by at most LOOP_STRIDE_SESSIONS sessions. */
   forward: number;
   block: Promise<Block> | undefined;
@@ -199,6 +201,7 @@ async function loopBlock(
 ): Promise<Block | undefined> {
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
+    lastCutoff: undefined,
     forward: 0,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
@@ -209,7 +212,15 @@ async function loopBlock(
   // Several requests at one session (a backtest's several questions at one instant) neither make nor break it.
   if (session !== previous) {
     state.forward = previous !== undefined && loopContinues(previous, session) ? state.forward + 1 : 0;
+  } else if (
+    asOf.kind === 'current' &&
+    state.lastCutoff !== undefined &&
+    asOf.cutoffSeconds > state.lastCutoff
+  ) {
+    // Minute by minute through one session of intraday snapshots: a loop that never changes session.
+    state.forward++;
   }
+  if (asOf.kind === 'current') state.lastCutoff = asOf.cutoffSeconds;
   let block = state.block === undefined ? undefined : await state.block;
   if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));

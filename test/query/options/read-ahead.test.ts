@@ -71,6 +71,23 @@ describe('read-ahead for session loops', () => {
     expect(await readAheadRows(reader.sql, cache, at('2020-03-12'), spy)).toBeDefined();
   });
 
+  it('recognises a minute-by-minute loop inside one session (intraday snapshots) and answers as the query does', async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const spy = { underlying: 'SPY' };
+    const at = (time: string): AsOf => currentAsOf('live', etWallToSeconds('2020-03-16', time));
+    // The same instant twice is not a step; two later instants in a row are.
+    expect(await readAheadRows(reader.sql, cache, at('10:00'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('10:00'), spy)).toBeUndefined();
+    expect(await readAheadRows(reader.sql, cache, at('10:01'), spy)).toBeUndefined();
+    for (const time of ['10:02', '10:03', '15:44', '15:45', '16:00']) {
+      const held = await readAheadRows(reader.sql, cache, at(time), spy);
+      expect(held, time).toBeDefined();
+      expect(recordsOf(at(time), held!)).toEqual(
+        recordsOf(at(time), rowSource(await scopeRows(reader.sql, at(time), spy))),
+      );
+    }
+  });
+
   it("answers a loop over one contract from its underlying's block, as its own query does", async () => {
     const cache = new StoreCache(() => reader.dataVersion);
     const contract = { optionSymbol: 'SPY200417P00240000', underlying: 'SPY' };
