@@ -9,6 +9,7 @@ import { StoreError } from '../errors.js';
 import {
   classifyExpiration,
   expirationSeconds,
+  MARKET_ZONE,
   settlementOf,
   underlyingOfRoot,
 } from '../market-time/index.js';
@@ -431,7 +432,7 @@ export class WriteTransaction {
         SELECT underlying, option_symbol, first_seen FROM quoted
         UNION ALL
         -- A contract known only from open interest was listed by the session that published it.
-        SELECT underlying, option_symbol, CAST(timezone('America/New_York', first_published) AS DATE) FROM published
+        SELECT underlying, option_symbol, CAST(timezone(${quoteLiteral(MARKET_ZONE)}, first_published) AS DATE) FROM published
         WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
       ) GROUP BY ALL`);
     await this.sql.run(
