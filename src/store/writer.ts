@@ -88,13 +88,20 @@ const TABLE_NAMES = Object.keys(TABLES) as TableName[];
  */
 export const SPILL_DIR = '.spill';
 
+/**
+ * The staging database's memory limit unless the writer is given one. Staged rows, the commit's sorts and
+ * its key checks spill to the store's disk past it, so an ingest's memory stays bounded whatever its size
+ * (DuckDB's own default, 80% of the machine, let a 50 M-row ingest outgrow a 24 GB machine).
+ */
+export const DEFAULT_WRITER_MEMORY = '2GB';
+
 /** Options of `WriteTransaction.begin`. */
 export type BeginOptions = {
   /** Create the store directory when it does not exist. */
   readonly create?: boolean;
   /**
    * The memory the staging database may use before it spills to the store's disk, as DuckDB takes it
-   * (`4GB`, `512MB`); default DuckDB's, 80% of the machine's memory.
+   * (`4GB`, `512MB`); default DEFAULT_WRITER_MEMORY.
    */
   readonly memoryLimit?: string;
 };
@@ -173,7 +180,7 @@ export class WriteTransaction {
       }
       const sql = await SqlSession.open({
         tempDirectory: path.join(root, SPILL_DIR),
-        ...(options.memoryLimit === undefined ? {} : { memoryLimit: options.memoryLimit }),
+        memoryLimit: options.memoryLimit ?? DEFAULT_WRITER_MEMORY,
       });
       await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
       return new WriteTransaction(root, sql, lock, base, created);
