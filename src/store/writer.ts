@@ -428,7 +428,8 @@ export class WriteTransaction {
     // Rows collapse to one per contract before anything else: the time-zone conversion and the anti-join
     // then run per contract, not per row (the first publication gives the first session, as the conversion
     // never goes back in time).
-    await this.sql.run(`
+    await this.sql.run(
+      `
       CREATE TEMP TABLE seen AS
       WITH quoted AS (
         SELECT underlying, option_symbol, min(session_date) AS first_seen FROM option_quotes GROUP BY ALL
@@ -439,9 +440,11 @@ export class WriteTransaction {
         SELECT underlying, option_symbol, first_seen FROM quoted
         UNION ALL
         -- A contract known only from open interest was listed by the session that published it.
-        SELECT underlying, option_symbol, CAST(timezone(${quoteLiteral(MARKET_ZONE)}, first_published) AS DATE) FROM published
+        SELECT underlying, option_symbol, CAST(timezone($1, first_published) AS DATE) FROM published
         WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
-      ) GROUP BY ALL`);
+      ) GROUP BY ALL`,
+      [MARKET_ZONE],
+    );
     await this.sql.run(
       `
       CREATE TEMP TABLE parsed AS
