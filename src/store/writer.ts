@@ -334,9 +334,16 @@ export class WriteTransaction {
         this.stopIfInterrupted();
         const i = order[taken++]!;
         if (oneThreadEach) await sql.run(`SET threads = ${taken === order.length ? threads : 1}`);
-        const { table, partition, rowids } = jobs[i]!;
+        const { table, partition, rows, rowids } = jobs[i]!;
         try {
-          written[i] = await this.writePartition(sql, table, partition, rowids, this.base.tables[table]);
+          written[i] = await this.writePartition(
+            sql,
+            table,
+            partition,
+            rows,
+            rowids,
+            this.base.tables[table],
+          );
         } catch (error) {
           failed = true; // the other connection takes no further file
           throw error;
@@ -557,6 +564,7 @@ export class WriteTransaction {
     sql: SqlSession,
     table: TableName,
     partition: Record<string, string>,
+    stagedRows: number,
     rowids: StagedPartition['rowids'],
     current: readonly FileEntry[],
   ): Promise<FileEntry[]> {
@@ -592,10 +600,45 @@ export class WriteTransaction {
         TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
       );
     };
+    const sessionColumn = YEAR_COLUMN[table];
+    const chunked = sessionColumn !== undefined && CHUNKED.has(table);
+    // A large partition is kept as files of consecutive sessions, so that a query of one session opens
+    // one file of about CHUNK_ROWS rows: DuckDB's cost of a query grows with the row groups of the files
+    // it opens, pruned or not (SPY's 2019 of the chain bench store: 33 ms for one session in one file of
+    // 573 row groups, 10 ms in a file of its own).
+    const writeChunks = async (source: string, ranges: readonly { first: string; last: string }[]) => {
+      const entries: FileEntry[] = [];
+      for (const [i, range] of ranges.entries()) {
+        const chunk = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-${i}.parquet`);
+        this.written.add(chunk);
+        const column = q(sessionColumn!);
+        const count = Number(
+          await sql.value(`
+            COPY (SELECT * FROM ${source} AS source
+                  WHERE ${column} BETWEEN DATE '${range.first}' AND DATE '${range.last}' ORDER BY ${sort})
+            TO ${quoteLiteral(chunk)} (${parquetOptions(table)})`),
+        );
+        const entry = await this.keep(sql, table, partition, dirRel, chunk, count);
+        if (entry !== undefined) entries.push(entry);
+      }
+      return entries;
+    };
+    const old = await this.usable(sql, table, oldEntries);
+    if (chunked && old.length === 0 && stagedRows > CHUNK_ROWS) {
+      // Nothing to merge: the files are cut from the staged rows directly. Writing the partition whole
+      // and cutting that file wrote, read and sorted every row twice.
+      // The files cut from a written file carry the directory's hive keys as columns (read_parquet adds
+      // them, the year as BIGINT); these carry them too, so that the same rows make the same files.
+      const hive = keys.map(
+        (k) => `CAST(${quoteLiteral(partition[k]!)} AS ${k === 'year' ? 'BIGINT' : 'VARCHAR'}) AS ${q(k)}`,
+      );
+      const staged = `(SELECT ${[colList, ...hive].join(', ')} FROM ${q(table)} WHERE ${where})`;
+      const ranges = await sessionChunks(sql, staged, sessionColumn!);
+      if (ranges.length >= 2) return writeChunks(staged, ranges);
+    }
     let temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
     this.written.add(temp);
     let rows: number;
-    const old = await this.usable(sql, table, oldEntries);
     try {
       rows = await copy(old, temp);
     } catch (error) {
@@ -607,33 +650,15 @@ export class WriteTransaction {
       this.written.add(temp);
       rows = await copy(intact, temp);
     }
-    const sessionColumn = YEAR_COLUMN[table];
     const ranges =
-      sessionColumn === undefined || rows <= CHUNK_ROWS || !CHUNKED.has(table)
+      !chunked || rows <= CHUNK_ROWS
         ? undefined
-        : await sessionChunks(sql, temp, sessionColumn);
+        : await sessionChunks(sql, `read_parquet(${quoteLiteral(temp)})`, sessionColumn!);
     if (ranges === undefined || ranges.length < 2) {
       const entry = await this.keep(sql, table, partition, dirRel, temp, rows);
       return entry === undefined ? [] : [entry];
     }
-    // A large partition is kept as files of consecutive sessions, so that a query of one session opens
-    // one file of about CHUNK_ROWS rows: DuckDB's cost of a query grows with the row groups of the files
-    // it opens, pruned or not (SPY's 2019 of the chain bench store: 33 ms for one session in one file of
-    // 573 row groups, 10 ms in a file of its own).
-    const entries: FileEntry[] = [];
-    for (const [i, range] of ranges.entries()) {
-      const chunk = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-${i}.parquet`);
-      this.written.add(chunk);
-      const column = q(sessionColumn!);
-      const count = Number(
-        await sql.value(`
-          COPY (SELECT * FROM read_parquet(${quoteLiteral(temp)})
-                WHERE ${column} BETWEEN DATE '${range.first}' AND DATE '${range.last}' ORDER BY ${sort})
-          TO ${quoteLiteral(chunk)} (${parquetOptions(table)})`),
-      );
-      const entry = await this.keep(sql, table, partition, dirRel, chunk, count);
-      if (entry !== undefined) entries.push(entry);
-    }
+    const entries = await writeChunks(`read_parquet(${quoteLiteral(temp)})`, ranges);
     await fs.rm(temp, { force: true });
     return entries;
   }
@@ -709,14 +734,17 @@ const CHUNKED: ReadonlySet<TableName> = new Set(['option_quotes', 'open_interest
 /** About how many rows a file of a large partition holds (32 row groups of 8,192). */
 const CHUNK_ROWS = 262_144;
 
-/** The file's sessions cut into consecutive ranges of about CHUNK_ROWS rows (a session is never cut). */
+/**
+ * The sessions of `source` (a table expression: a written file, or staged rows) cut into consecutive
+ * ranges of about CHUNK_ROWS rows (a session is never cut).
+ */
 async function sessionChunks(
   sql: SqlSession,
-  file: string,
+  source: string,
   column: string,
 ): Promise<{ first: string; last: string }[]> {
   const sessions = await sql.all<{ session: string; n: number }>(
-    `SELECT CAST(${q(column)} AS VARCHAR) AS session, count(*) AS n FROM read_parquet(${quoteLiteral(file)})
+    `SELECT CAST(${q(column)} AS VARCHAR) AS session, count(*) AS n FROM ${source} AS source
      GROUP BY ALL ORDER BY 1`,
   );
   const ranges: { first: string; last: string }[] = [];

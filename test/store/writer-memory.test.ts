@@ -12,6 +12,7 @@ import { readManifest } from '../../src/store/manifest.js';
 import { readParquetSql } from '../../src/store/parquet.js';
 import { SqlSession } from '../../src/store/sql.js';
 import { DEFAULT_WRITER_MEMORY, SPILL_DIR, WriteTransaction } from '../../src/store/writer.js';
+import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -118,4 +119,25 @@ describe('the writer in bounded memory', () => {
       sql.close();
     }
   });
+
+  it('cuts a new large partition from the staged rows into the same files as a merge cuts', async () => {
+    const ingest = async (dir: string, batch: number) => {
+      const tx = await WriteTransaction.begin(dir, { create: true });
+      // 250 sessions of 1,100 strikes: 275,000 rows, past the rows of one file.
+      await stageSyntheticQuotes(tx.sql, { batch, sessions: 250, strikes: 1_100 });
+      await tx.commit([
+        { source: `b${batch}`, sha256: `b${batch}`, format: 'synthetic', rows: {}, rejected: 0 },
+      ]);
+    };
+    const merged = await tempStore();
+    await ingest(merged, 0);
+    await ingest(merged, 1); // replaces every key: written whole with the old rows, then cut
+    const fresh = await tempStore();
+    await ingest(fresh, 1); // nothing to merge: cut from the staged rows
+    const files = async (dir: string) =>
+      (await readManifest(dir))!.tables.option_quotes.map((f) => [f.path, f.rows, f.sessions]);
+    const written = await files(fresh);
+    expect(written.length).toBe(2);
+    expect(written).toEqual(await files(merged));
+  }, 120_000);
 });
