@@ -5,8 +5,8 @@
  * each in a process of its own (bench/ingest-scale-child.ts) so that each peak RSS is its own. Both get
  * the same DuckDB memory limit, the writer's default, and spill beside what they write.
  *
- * `PITCHAIN_BENCH_INGEST_ROWS` sets the row count (default 50 M, the issue's); one run of both sides is
- * a few minutes on a quiet machine at the default.
+ * `PITCHAIN_BENCH_INGEST_ROWS` sets the row count (default 50 M, the issue's); at the default one run of
+ * both sides took 11 minutes on two cores shared with other work (load 13), 2 M rows take 20 seconds.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
