@@ -6,7 +6,7 @@
  * the same DuckDB memory limit, the writer's default, and spill beside what they write.
  *
  * `PITCHAIN_BENCH_INGEST_ROWS` sets the row count (default 50 M, the issue's); at the default one run of
- * both sides took 11 minutes on two cores shared with other work (load 13), 2 M rows take 20 seconds.
+ * both sides took 11 to 16 minutes on two cores shared with other work (load 12 to 14); 5 M rows, 20 s.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
