@@ -8,7 +8,7 @@ import { parseGreeksUnits } from '../ingest/greek-units.js';
 import { commitStaged, type FileHash, hashFile, readableFileSize, stageFiles } from '../ingest/ingest.js';
 import { type DataQuality, qualityTable } from '../ingest/quality.js';
 import { readManifest } from '../store/manifest.js';
-import { WriteTransaction } from '../store/writer.js';
+import { DEFAULT_WRITER_MEMORY, WriteTransaction } from '../store/writer.js';
 import { examplesHelp, indent, renderTable } from './format.js';
 import { guardInterrupts } from './interrupt.js';
 import { startProgress } from './progress.js';
@@ -59,7 +59,7 @@ export function registerIngest(program: Command): void {
     )
     .option(
       '--memory-limit <size>',
-      "memory the staged rows may take before the rest spills to the store's disk, e.g. 4GB (default: 80% of RAM)",
+      `memory the staged rows may take before the rest spills to the store's disk, e.g. 4GB (default: ${DEFAULT_WRITER_MEMORY})`,
     )
     .addHelpText(
       'after',

@@ -9,6 +9,7 @@ import { StoreError } from '../errors.js';
 import {
   classifyExpiration,
   expirationSeconds,
+  MARKET_ZONE,
   settlementOf,
   underlyingOfRoot,
 } from '../market-time/index.js';
@@ -87,13 +88,20 @@ const TABLE_NAMES = Object.keys(TABLES) as TableName[];
  */
 export const SPILL_DIR = '.spill';
 
+/**
+ * The staging database's memory limit unless the writer is given one. Staged rows, the commit's sorts and
+ * its key checks spill to the store's disk past it, so an ingest's memory stays bounded whatever its size
+ * (DuckDB's own default, 80% of the machine, let a 50 M-row ingest outgrow a 24 GB machine).
+ */
+export const DEFAULT_WRITER_MEMORY = '2GB';
+
 /** Options of `WriteTransaction.begin`. */
 export type BeginOptions = {
   /** Create the store directory when it does not exist. */
   readonly create?: boolean;
   /**
    * The memory the staging database may use before it spills to the store's disk, as DuckDB takes it
-   * (`4GB`, `512MB`); default DuckDB's, 80% of the machine's memory.
+   * (`4GB`, `512MB`); default DEFAULT_WRITER_MEMORY.
    */
   readonly memoryLimit?: string;
 };
@@ -172,7 +180,7 @@ export class WriteTransaction {
       }
       const sql = await SqlSession.open({
         tempDirectory: path.join(root, SPILL_DIR),
-        ...(options.memoryLimit === undefined ? {} : { memoryLimit: options.memoryLimit }),
+        memoryLimit: options.memoryLimit ?? DEFAULT_WRITER_MEMORY,
       });
       await sql.run(TABLE_NAMES.map((table) => createStagingTableSql(table)).join('; '));
       return new WriteTransaction(root, sql, lock, base, created);
@@ -326,9 +334,16 @@ export class WriteTransaction {
         this.stopIfInterrupted();
         const i = order[taken++]!;
         if (oneThreadEach) await sql.run(`SET threads = ${taken === order.length ? threads : 1}`);
-        const { table, partition, rowids } = jobs[i]!;
+        const { table, partition, rows, rowids } = jobs[i]!;
         try {
-          written[i] = await this.writePartition(sql, table, partition, rowids, this.base.tables[table]);
+          written[i] = await this.writePartition(
+            sql,
+            table,
+            partition,
+            rows,
+            rowids,
+            this.base.tables[table],
+          );
         } catch (error) {
           failed = true; // the other connection takes no further file
           throw error;
@@ -438,7 +453,8 @@ export class WriteTransaction {
     // Rows collapse to one per contract before anything else: the time-zone conversion and the anti-join
     // then run per contract, not per row (the first publication gives the first session, as the conversion
     // never goes back in time).
-    await this.sql.run(`
+    await this.sql.run(
+      `
       CREATE TEMP TABLE seen AS
       WITH quoted AS (
         SELECT underlying, option_symbol, min(session_date) AS first_seen FROM option_quotes GROUP BY ALL
@@ -449,11 +465,13 @@ export class WriteTransaction {
         SELECT underlying, option_symbol, first_seen FROM quoted
         UNION ALL
         -- A contract known only from open interest was listed by the session that published it.
-        SELECT underlying, option_symbol, CAST(timezone('America/New_York', first_published) AS DATE) FROM published
+        SELECT underlying, option_symbol, CAST(timezone($1, first_published) AS DATE) FROM published
         WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
         -- A stated listing date: the contract was listed by then, quoted or not.
         UNION ALL SELECT underlying, option_symbol, first_traded FROM hinted WHERE first_traded IS NOT NULL
-      ) GROUP BY ALL`);
+      ) GROUP BY ALL`,
+      [MARKET_ZONE],
+    );
     await this.sql.run(
       `
       CREATE TEMP TABLE parsed AS
@@ -571,6 +589,7 @@ export class WriteTransaction {
     sql: SqlSession,
     table: TableName,
     partition: Record<string, string>,
+    stagedRows: number,
     rowids: StagedPartition['rowids'],
     current: readonly FileEntry[],
   ): Promise<FileEntry[]> {
@@ -606,10 +625,45 @@ export class WriteTransaction {
         TO ${quoteLiteral(temp)} (${parquetOptions(table)})`),
       );
     };
+    const sessionColumn = YEAR_COLUMN[table];
+    const chunked = sessionColumn !== undefined && CHUNKED.has(table);
+    // A large partition is kept as files of consecutive sessions, so that a query of one session opens
+    // one file of about CHUNK_ROWS rows: DuckDB's cost of a query grows with the row groups of the files
+    // it opens, pruned or not (SPY's 2019 of the chain bench store: 33 ms for one session in one file of
+    // 573 row groups, 10 ms in a file of its own).
+    const writeChunks = async (source: string, ranges: readonly { first: string; last: string }[]) => {
+      const entries: FileEntry[] = [];
+      for (const [i, range] of ranges.entries()) {
+        const chunk = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-${i}.parquet`);
+        this.written.add(chunk);
+        const column = q(sessionColumn!);
+        const count = Number(
+          await sql.value(`
+            COPY (SELECT * FROM ${source} AS source
+                  WHERE ${column} BETWEEN DATE '${range.first}' AND DATE '${range.last}' ORDER BY ${sort})
+            TO ${quoteLiteral(chunk)} (${parquetOptions(table)})`),
+        );
+        const entry = await this.keep(sql, table, partition, dirRel, chunk, count);
+        if (entry !== undefined) entries.push(entry);
+      }
+      return entries;
+    };
+    const old = await this.usable(sql, table, oldEntries);
+    if (chunked && old.length === 0 && stagedRows > CHUNK_ROWS) {
+      // Nothing to merge: the files are cut from the staged rows directly. Writing the partition whole
+      // and cutting that file wrote, read and sorted every row twice.
+      // The files cut from a written file carry the directory's hive keys as columns (read_parquet adds
+      // them, the year as BIGINT); these carry them too, so that the same rows make the same files.
+      const hive = keys.map(
+        (k) => `CAST(${quoteLiteral(partition[k]!)} AS ${k === 'year' ? 'BIGINT' : 'VARCHAR'}) AS ${q(k)}`,
+      );
+      const staged = `(SELECT ${[colList, ...hive].join(', ')} FROM ${q(table)} WHERE ${where})`;
+      const ranges = await sessionChunks(sql, staged, sessionColumn!);
+      if (ranges.length >= 2) return writeChunks(staged, ranges);
+    }
     let temp = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}.parquet`);
     this.written.add(temp);
     let rows: number;
-    const old = await this.usable(sql, table, oldEntries);
     try {
       rows = await copy(old, temp);
     } catch (error) {
@@ -621,33 +675,15 @@ export class WriteTransaction {
       this.written.add(temp);
       rows = await copy(intact, temp);
     }
-    const sessionColumn = YEAR_COLUMN[table];
     const ranges =
-      sessionColumn === undefined || rows <= CHUNK_ROWS || !CHUNKED.has(table)
+      !chunked || rows <= CHUNK_ROWS
         ? undefined
-        : await sessionChunks(sql, temp, sessionColumn);
+        : await sessionChunks(sql, `read_parquet(${quoteLiteral(temp)})`, sessionColumn!);
     if (ranges === undefined || ranges.length < 2) {
       const entry = await this.keep(sql, table, partition, dirRel, temp, rows);
       return entry === undefined ? [] : [entry];
     }
-    // A large partition is kept as files of consecutive sessions, so that a query of one session opens
-    // one file of about CHUNK_ROWS rows: DuckDB's cost of a query grows with the row groups of the files
-    // it opens, pruned or not (SPY's 2019 of the chain bench store: 33 ms for one session in one file of
-    // 573 row groups, 10 ms in a file of its own).
-    const entries: FileEntry[] = [];
-    for (const [i, range] of ranges.entries()) {
-      const chunk = path.join(dirAbs, `.tmp-${process.pid}-${Date.now()}-${i}.parquet`);
-      this.written.add(chunk);
-      const column = q(sessionColumn!);
-      const count = Number(
-        await sql.value(`
-          COPY (SELECT * FROM read_parquet(${quoteLiteral(temp)})
-                WHERE ${column} BETWEEN DATE '${range.first}' AND DATE '${range.last}' ORDER BY ${sort})
-          TO ${quoteLiteral(chunk)} (${parquetOptions(table)})`),
-      );
-      const entry = await this.keep(sql, table, partition, dirRel, chunk, count);
-      if (entry !== undefined) entries.push(entry);
-    }
+    const entries = await writeChunks(`read_parquet(${quoteLiteral(temp)})`, ranges);
     await fs.rm(temp, { force: true });
     return entries;
   }
@@ -723,14 +759,17 @@ const CHUNKED: ReadonlySet<TableName> = new Set(['option_quotes', 'open_interest
 /** About how many rows a file of a large partition holds (32 row groups of 8,192). */
 const CHUNK_ROWS = 262_144;
 
-/** The file's sessions cut into consecutive ranges of about CHUNK_ROWS rows (a session is never cut). */
+/**
+ * The sessions of `source` (a table expression: a written file, or staged rows) cut into consecutive
+ * ranges of about CHUNK_ROWS rows (a session is never cut).
+ */
 async function sessionChunks(
   sql: SqlSession,
-  file: string,
+  source: string,
   column: string,
 ): Promise<{ first: string; last: string }[]> {
   const sessions = await sql.all<{ session: string; n: number }>(
-    `SELECT CAST(${q(column)} AS VARCHAR) AS session, count(*) AS n FROM read_parquet(${quoteLiteral(file)})
+    `SELECT CAST(${q(column)} AS VARCHAR) AS session, count(*) AS n FROM ${source} AS source
      GROUP BY ALL ORDER BY 1`,
   );
   const ranges: { first: string; last: string }[] = [];
