@@ -1210,7 +1210,28 @@ function currentRows(
       if (day[byContract[middle]!]! <= throughDay) first = middle + 1;
       else last = middle;
     }
-    for (let k = first - 1; k >= start; k--) {
+    let k = first - 1;
+    if (!asOf.eodOnly && k >= start) {
+      // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
+      // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
+      const lastDay = day[byContract[k]!]!;
+      let sessionStart = start;
+      let high = k;
+      while (sessionStart < high) {
+        const middle = (sessionStart + high) >>> 1;
+        if (day[byContract[middle]!]! < lastDay) sessionStart = middle + 1;
+        else high = middle;
+      }
+      let below = sessionStart;
+      let above = first;
+      while (below < above) {
+        const middle = (below + above) >>> 1;
+        if (quoteTime[byContract[middle]!]! <= cutoff) below = middle + 1;
+        else above = middle;
+      }
+      k = below - 1;
+    }
+    for (; k >= start; k--) {
       const row = byContract[k]!;
       if (asOf.eodOnly) {
         // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
