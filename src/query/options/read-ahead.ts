@@ -1067,6 +1067,16 @@ function numbered<const N extends readonly string[]>(
   return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
 }
 
+/** The first index in `low…high` where `holds` stops holding (it holds for a prefix of the range). */
+function firstNot(low: number, high: number, holds: (index: number) => boolean): number {
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (holds(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The session after `date`, or undefined past the calendar's end. */
 function tryNextSession(date: string): string | undefined {
   try {
@@ -1214,34 +1224,16 @@ function currentRows(
 
   /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
   function latestRow(start: number, end: number): number {
-    // The last of the contract's rows on or before `through`, by binary search over its sessions.
-    let first = start;
-    let last = end;
-    while (first < last) {
-      const middle = (first + last) >>> 1;
-      if (day[byContract[middle]!]! <= throughDay) first = middle + 1;
-      else last = middle;
-    }
+    const dayOf = (k: number) => day[byContract[k]!]!;
+    // The last of the contract's rows on or before `through`, by halves over its sessions.
+    const first = firstNot(start, end, (k) => dayOf(k) <= throughDay);
     let k = first - 1;
     if (!asOf.eodOnly && k >= start) {
       // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
       // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
-      const lastDay = day[byContract[k]!]!;
-      let sessionStart = start;
-      let high = k;
-      while (sessionStart < high) {
-        const middle = (sessionStart + high) >>> 1;
-        if (day[byContract[middle]!]! < lastDay) sessionStart = middle + 1;
-        else high = middle;
-      }
-      let below = sessionStart;
-      let above = first;
-      while (below < above) {
-        const middle = (below + above) >>> 1;
-        if (quoteTime[byContract[middle]!]! <= cutoff) below = middle + 1;
-        else above = middle;
-      }
-      k = below - 1;
+      const lastDay = dayOf(k);
+      const sessionStart = firstNot(start, k, (j) => dayOf(j) < lastDay);
+      k = firstNot(sessionStart, first, (j) => quoteTime[byContract[j]!]! <= cutoff) - 1;
     }
     for (; k >= start; k--) {
       const row = byContract[k]!;
