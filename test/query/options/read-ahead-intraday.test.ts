@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMarket, intradayOptions } from '../../../src/ingest/generator/index.js';
+import { intradayOptions } from '../../../src/ingest/generator/index.js';
 import { etWallToSeconds } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import { readAheadRows } from '../../../src/query/options/read-ahead.js';
@@ -15,23 +15,13 @@ import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js'
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
-import { WriteTransaction } from '../../../src/store/writer.js';
+import { commitGenerated } from './generated-store.js';
 
 let dir: string;
 let reader: StoreReader;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'pitchain-intraday-'));
-  const tx = await WriteTransaction.begin(dir, { create: true });
-  const summary = await generateMarket(tx.sql, { ...intradayOptions(), to: '2023-01-04' });
-  await tx.commit([
-    {
-      source: 'intraday test store',
-      sha256: '0'.repeat(64),
-      format: 'generator',
-      rows: { option_quotes: summary.optionRows, open_interest: summary.openInterestRows },
-      rejected: 0,
-    },
-  ]);
+  await commitGenerated(dir, { ...intradayOptions(), to: '2023-01-04' }, 'intraday test store');
   reader = await StoreReader.open(dir);
 }, 120_000);
 afterAll(async () => {
