@@ -226,6 +226,7 @@ async function loopBlock(
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
   /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
   let density: number;
+  let span: { lookback: number; ahead: number };
   if (
     announced.from !== undefined &&
     announced.to !== undefined &&
@@ -237,10 +238,7 @@ async function loopBlock(
     const rows = await sessionRows(sql, scope.underlying, session);
     density = rows;
     const left = sessionCount(session, announced.to);
-    state.ahead = Math.max(
-      LOOKBACK_SESSIONS + 1,
-      Math.min(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows))),
-    );
+    span = blockSpan(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows)));
   } else if (state.forward < LOOP_STEPS) {
     // Random requests go forward now and then; a loop goes forward every time. Until it has, each request
     // is answered on its own (a dated one from its session's rows).
@@ -249,19 +247,19 @@ async function loopBlock(
     // The first block: as many sessions as the first budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
     density = rows;
-    state.ahead = Math.max(
-      LOOKBACK_SESSIONS + 1,
-      Math.min(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows))),
-    );
+    span = blockSpan(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows)));
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.
     const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
     density = rowsPerSession;
-    state.ahead = Math.min(state.ahead * GROWTH, MAX_AHEAD_SESSIONS, Math.floor(ROW_BUDGET / rowsPerSession));
-    state.ahead = Math.max(state.ahead, LOOKBACK_SESSIONS + 1);
+    span = blockSpan(
+      Math.min(Math.max(1, state.ahead) * GROWTH, MAX_AHEAD_SESSIONS),
+      Math.floor(ROW_BUDGET / rowsPerSession),
+    );
   }
+  state.ahead = span.ahead;
   let first = session;
-  for (let i = 0; i < LOOKBACK_SESSIONS; i++) first = previousSession(first);
+  for (let i = 0; i < span.lookback; i++) first = previousSession(first);
   let last = session;
   for (let i = 0; i < state.ahead; i++) {
     const next = tryNextSession(last);
@@ -277,6 +275,20 @@ async function loopBlock(
   });
   block = await pending;
   return covers(block, asOf) ? block : undefined;
+}
+
+/**
+ * The sessions a block reads before and after the one asked: at most `most` ahead, and `fit` sessions'
+ * rows within the row budget. A sparse chain reads the lookback and at least as many sessions ahead; a
+ * dense one (an intraday store quotes a chain every minute: a hundred thousand rows a session) reads the
+ * session before (the latest rows before a session's first snapshot) and only what the budget holds
+ * ahead: contracts not quoted in the session before are carried by `carriedRows`.
+ */
+function blockSpan(most: number, fit: number): { lookback: number; ahead: number } {
+  if (fit > LOOKBACK_SESSIONS) {
+    return { lookback: LOOKBACK_SESSIONS, ahead: Math.max(Math.min(most, fit), LOOKBACK_SESSIONS + 1) };
+  }
+  return { lookback: 1, ahead: Math.max(0, Math.min(most, fit - 2)) };
 }
 
 /** A contract's number in a block (contracts are in symbol order), or -1. */
@@ -1055,6 +1067,16 @@ function numbered<const N extends readonly string[]>(
   return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
 }
 
+/** The first index in `low…high` where `holds` stops holding (it holds for a prefix of the range). */
+function firstNot(low: number, high: number, holds: (index: number) => boolean): number {
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (holds(middle)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The session after `date`, or undefined past the calendar's end. */
 function tryNextSession(date: string): string | undefined {
   try {
@@ -1202,15 +1224,18 @@ function currentRows(
 
   /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
   function latestRow(start: number, end: number): number {
-    // The last of the contract's rows on or before `through`, by binary search over its sessions.
-    let first = start;
-    let last = end;
-    while (first < last) {
-      const middle = (first + last) >>> 1;
-      if (day[byContract[middle]!]! <= throughDay) first = middle + 1;
-      else last = middle;
+    const dayOf = (k: number) => day[byContract[k]!]!;
+    // The last of the contract's rows on or before `through`, by halves over its sessions.
+    const first = firstNot(start, end, (k) => dayOf(k) <= throughDay);
+    let k = first - 1;
+    if (!asOf.eodOnly && k >= start) {
+      // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
+      // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
+      const lastDay = dayOf(k);
+      const sessionStart = firstNot(start, k, (j) => dayOf(j) < lastDay);
+      k = firstNot(sessionStart, first, (j) => quoteTime[byContract[j]!]! <= cutoff) - 1;
     }
-    for (let k = first - 1; k >= start; k--) {
+    for (; k >= start; k--) {
       const row = byContract[k]!;
       if (asOf.eodOnly) {
         // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.

@@ -9,7 +9,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMarket } from '../../../src/ingest/generator/generate.js';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
@@ -17,7 +16,7 @@ import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js'
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
-import { WriteTransaction } from '../../../src/store/writer.js';
+import { commitGenerated } from './generated-store.js';
 
 let dir: string;
 let reader: StoreReader;
@@ -30,32 +29,26 @@ const PERIODS = [
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-carry-'));
   for (const [i, [from, to]] of PERIODS.entries()) {
-    const tx = await WriteTransaction.begin(dir, { create: true });
-    const summary = await generateMarket(tx.sql, {
-      from,
-      to,
-      seed: 11 + i,
-      underlyings: [
-        {
-          symbol: 'XYZ',
-          style: 'stock',
-          series: { kind: 'simulated', startPrice: 100 },
-          listing: { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 1 },
-        },
-      ],
-      snapshots: ['eod'],
-      minuteBars: false,
-      greeks: 'iv',
-    });
-    await tx.commit([
+    await commitGenerated(
+      dir,
       {
-        source: `period ${i}`,
-        sha256: `p${i}`,
-        format: 'generator',
-        rows: { option_quotes: summary.optionRows, open_interest: summary.openInterestRows },
-        rejected: 0,
+        from,
+        to,
+        seed: 11 + i,
+        underlyings: [
+          {
+            symbol: 'XYZ',
+            style: 'stock',
+            series: { kind: 'simulated', startPrice: 100 },
+            listing: { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 1 },
+          },
+        ],
+        snapshots: ['eod'],
+        minuteBars: false,
+        greeks: 'iv',
       },
-    ]);
+      `p${i}`,
+    );
   }
   reader = await StoreReader.open(dir);
 }, 120_000);
