@@ -403,7 +403,7 @@ export function contractTable(
 
 async function readContractTable(sql: SqlSession, underlying: string): Promise<ContractTable> {
   const from = await sql.from('contracts', { underlying });
-  const day = (column: string) => `CAST(${column} - DATE '1970-01-01' AS DOUBLE)`;
+  const day = dayNumberSql;
   const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${bit} ELSE 0 END`;
   const { columns } = await sql.typedColumns(
     `SELECT option_symbol, root, ${day('expiration')}, CAST(epoch_ms(expiration_time) / 1000 AS DOUBLE),
@@ -533,12 +533,26 @@ async function loadContracts(
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
 export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
+/**
+ * How rows of `alias` name their contract when read as columns: the symbol's hash when the contracts have
+ * one key each (`keys`), else the symbol itself (two of the underlying's symbols share a hash).
+ */
+export function contractKeySql(alias: string, keys: object | undefined): string {
+  return keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias);
+}
+
+/** An SQL expression as DOUBLE: the one type the store's columns are read in as typed arrays. */
+export const asDouble = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+
+/** A DATE column as its day number (days since 1970-01-01, `days.ts`), as DOUBLE. */
+export const dayNumberSql = (column: string) => asDouble(`${column} - DATE '1970-01-01'`);
+
 /** The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash. */
 function quoteColumnsSql(known: ScopeContracts): string {
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const double = asDouble;
   return [
-    known.keys === undefined ? 'q.option_symbol' : SYMBOL_KEY('q'),
-    double("q.session_date - DATE '1970-01-01'"),
+    contractKeySql('q', known.keys),
+    dayNumberSql('q.session_date'),
     double('epoch_ms(q.quote_time) / 1000'),
     ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map((c) => double(`q.${c}`)),
     double('epoch_ms(q.volume_time) / 1000'),
@@ -548,10 +562,10 @@ function quoteColumnsSql(known: ScopeContracts): string {
 
 /** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
 function interestColumnsSql(known: ScopeContracts): string {
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const double = asDouble;
   return [
-    known.keys === undefined ? 'o.option_symbol' : SYMBOL_KEY('o'),
-    double("o.settled_session - DATE '1970-01-01'"),
+    contractKeySql('o', known.keys),
+    dayNumberSql('o.settled_session'),
     double('o.open_interest'),
     double('epoch_ms(o.published_at) / 1000'),
   ].join(', ');

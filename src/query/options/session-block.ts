@@ -13,12 +13,13 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import {
+  asDouble,
   CONTRACT_FLAGS,
   type ContractTable,
+  contractKeySql,
   contractTable,
   nullable,
   QUOTE_COLUMNS,
-  SYMBOL_KEY,
 } from './read-ahead.js';
 import type { Scope } from './scope.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
@@ -83,8 +84,8 @@ async function loadSession(sql: SqlSession, table: ContractTable, session: strin
     sql.from('option_quotes', { underlying }, { first: session, last: session }),
     sql.from('open_interest', { underlying }, { first: settled, last: settled }),
   ]);
-  const key = (alias: string) => (table.keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias));
-  const double = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+  const key = (alias: string) => contractKeySql(alias, table.keys);
+  const double = asDouble;
   const none = double('NULL');
   const { columns } = await sql.typedColumns(
     `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${double('epoch_ms(q.quote_time) / 1000')},
