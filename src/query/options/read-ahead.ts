@@ -107,13 +107,20 @@ type ScopeContracts = {
    * strings cost more to read than the rest of a session's columns); undefined when two contracts of the
    * underlying share a hash, and rows are then matched by their symbols.
    */
-  readonly keys: { get(key: number): number | undefined } | undefined;
+  readonly keys: ContractKeys | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
   /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
   readonly firstTradedDay: Float64Array;
   readonly bytes: number;
 };
+
+/**
+ * A block's contract numbers by the hashes of their symbols: `get` for any hash, and each number's hash
+ * (`hashOf`), with which a row is matched by one comparison when it names the contract after the previous
+ * row's (rows come in symbol order within a session, and contracts are numbered in symbol order).
+ */
+type ContractKeys = { get(key: number): number | undefined; readonly hashOf: Float64Array };
 
 /**
  * A block's open interest as columns (a block of a year holds hundreds of thousands of rows: as objects
@@ -369,6 +376,8 @@ export type ContractTable = {
   readonly flags: Float64Array;
   /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
   readonly keys: KeyIndex | undefined;
+  /** Per contract: the 53-bit hash of its symbol. */
+  readonly hashes: Float64Array;
   readonly bytes: number;
 };
 
@@ -447,6 +456,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     firstTradedDay: firstTradedDay ?? new Float64Array(0),
     flags: flags ?? new Float64Array(0),
     keys: KeyIndex.of(hashes ?? new Float64Array(0)),
+    hashes: hashes ?? new Float64Array(0),
     bytes: symbols.length * CONTRACT_TABLE_BYTES,
   };
 }
@@ -501,23 +511,20 @@ async function loadContracts(
   );
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   // A row's hash names a contract of the table; its number in this block is its place among the picked.
-  const keys =
-    table.keys === undefined
-      ? undefined
-      : {
-          get(key: number): number | undefined {
-            const index = table.keys!.get(key);
-            if (index === undefined) return undefined;
-            let low = 0;
-            let high = global.length;
-            while (low < high) {
-              const middle = (low + high) >>> 1;
-              if (global[middle]! < index) low = middle + 1;
-              else high = middle;
-            }
-            return global[low] === index ? low : undefined;
-          },
-        };
+  let keys: ContractKeys | undefined;
+  if (table.keys !== undefined) {
+    const index = table.keys;
+    const local = new Int32Array(table.symbols.length).fill(-1);
+    for (let id = 0; id < global.length; id++) local[global[id]!] = id;
+    keys = {
+      get(key: number): number | undefined {
+        const at = index.get(key);
+        const id = at === undefined ? -1 : local[at]!;
+        return id === -1 ? undefined : id;
+      },
+      hashOf: Float64Array.from(global, (at) => table.hashes[at]!),
+    };
+  }
   const firstTradedDay = Float64Array.from(picked, (i) => table.firstTradedDay[i]!);
   return {
     contracts,
@@ -1054,9 +1061,16 @@ function numbered<const N extends readonly string[]>(
   names: N,
 ): Record<N[number], Float64Array> {
   const symbols = columns[0]!;
+  const keys = known.keys;
+  const hashOf = keys?.hashOf;
   const lookup =
     symbols instanceof Float64Array
-      ? (i: number) => known.keys!.get(symbols[i]!)
+      ? (i: number, after: number | undefined) => {
+          // Most rows name the contract after the previous row's: one comparison instead of a search.
+          const key = symbols[i]!;
+          const next = after === undefined ? -1 : after + 1;
+          return hashOf![next] === key ? next : keys!.get(key);
+        }
       : (i: number) => known.ids.get(symbols[i]!);
   // The hashes' own column takes the numbers (a row's is read before it is written over).
   const contract = symbols instanceof Float64Array ? symbols : new Float64Array(symbols.length);
@@ -1066,7 +1080,7 @@ function numbered<const N extends readonly string[]>(
   for (let i = 0; i < symbols.length; i++) {
     // A contract's rows of a session are next to each other: its number is looked up once for them.
     const key = symbols[i];
-    const id = key === lastKey ? lastId : lookup(i);
+    const id = key === lastKey ? lastId : lookup(i, lastId);
     lastKey = key;
     lastId = id;
     if (id === undefined) continue;
