@@ -6,8 +6,9 @@
  * credits the same requests would have cost, the look-ahead reads and the marks that were not quotes.
  */
 import { InvalidInputError } from '../errors.js';
-import type { Store } from '../library/store.js';
+import { type Store, storeInternals } from '../library/store.js';
 import { isIsoDate, sessionsBetween } from '../market-time/index.js';
+import { heldSessions } from '../store/summary.js';
 import { BacktestRun } from './run.js';
 import type { BacktestOptions, BacktestReport, Strategy } from './types.js';
 
@@ -40,7 +41,7 @@ export async function periodSessions(store: Store, from: string, to: string): Pr
   if (from > to) throw new InvalidInputError(`from (${from}) is after to (${to})`);
   const sessions = sessionsBetween(from, to);
   if (sessions.length === 0) throw new InvalidInputError(`no session between ${from} and ${to}`);
-  const held = (await store.summary()).sessions;
+  const held = await heldSessions(storeInternals(store).reader);
   if (held.first === null || held.last === null) throw new InvalidInputError('the store holds no sessions');
   if (sessions[0]! < held.first || sessions.at(-1)! > held.last) {
     throw new InvalidInputError(

@@ -9,7 +9,14 @@ import { type Clock, fixedClock, systemClock, underlyingOfRoot } from '../market
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
-import { announceSessionLoop } from '../query/options/read-ahead.js';
+import { isoDateOfDay } from '../query/options/days.js';
+import {
+  announceSessionLoop,
+  CONTRACT_FLAGS,
+  type ContractTable,
+  contractTable,
+  indexOfContract,
+} from '../query/options/read-ahead.js';
 import type { GreeksSource } from '../query/types.js';
 import {
   Api,
@@ -87,6 +94,21 @@ export type ContractTerms = {
 
 const CONTRACT_TERMS_SQL = `SELECT option_symbol AS symbol, underlying, root, CAST(expiration AS VARCHAR) AS expiration,
   side, CAST(strike AS DOUBLE) AS strike, settlement FROM contracts`;
+
+/** The terms of contract `index` of an underlying's contract table, or undefined for -1. */
+function termsAt(table: ContractTable, index: number): ContractTerms | undefined {
+  if (index === -1) return undefined;
+  const flags = table.flags[index]!;
+  return {
+    symbol: table.symbols[index]!,
+    underlying: table.underlying,
+    root: table.roots[table.root[index]!]!,
+    expiration: isoDateOfDay(table.expirationDay[index]!),
+    side: flags & CONTRACT_FLAGS.call ? 'call' : 'put',
+    strike: table.strike[index]!,
+    settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
+  };
+}
 
 /**
  * A store's reader and service, for the project's own code over it (the command line, the endpoint pages,
@@ -220,13 +242,9 @@ export class Store {
       if (parsed === undefined) continue;
       // Each underlying's contracts are read once per data version (a run asks again and again).
       const underlying = underlyingOfRoot(parsed.root);
-      const state = this.cache.state<{ terms?: Promise<Map<string, ContractTerms>> }>(
-        `contract-terms|${underlying}`,
-        () => ({}),
-      );
-      state.terms ??= this.termsOf(underlying);
-      const listed = await state.terms;
-      let terms = listed.get(symbol);
+      // The underlying's contract table, which the option reads keep per data version already.
+      const table = await contractTable(this.#reader.sql, this.cache, underlying);
+      let terms = termsAt(table, indexOfContract(table, symbol));
       if (terms === undefined) {
         // A root the calendar does not map to its underlying: the store knows.
         [terms] = await this.#reader.sql.all<ContractTerms>(
@@ -237,16 +255,6 @@ export class Store {
       if (terms !== undefined) found.push(terms);
     }
     return found;
-  }
-
-  private async termsOf(underlying: string): Promise<Map<string, ContractTerms>> {
-    const rows = await this.#reader.sql.all<ContractTerms>(
-      `${CONTRACT_TERMS_SQL} WHERE underlying = $underlying`,
-      {
-        underlying,
-      },
-    );
-    return new Map(rows.map((row) => [row.symbol, row]));
   }
 
   /** Moves to the newest committed version of the store; returns whether it changed. */

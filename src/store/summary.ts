@@ -17,6 +17,27 @@ export type StoreSummary = {
   provenance: ProvenanceEntry[];
 };
 
+/**
+ * The first and last session the reader's option quotes and stock bars hold. The manifest records each
+ * file's session range, so this costs no query unless a file from an older store lacks one.
+ */
+export async function heldSessions(
+  reader: StoreReader,
+): Promise<{ first: string | null; last: string | null }> {
+  const files = [...reader.manifest.tables.option_quotes, ...reader.manifest.tables.stock_bars];
+  if (files.some((file) => file.sessions === undefined)) {
+    const { first, last } = (await summarizeStore(reader)).sessions;
+    return { first, last };
+  }
+  let first: string | null = null;
+  let last: string | null = null;
+  for (const { sessions } of files) {
+    if (first === null || sessions!.first < first) first = sessions!.first;
+    if (last === null || sessions!.last > last) last = sessions!.last;
+  }
+  return { first, last };
+}
+
 /** Summarises the version a reader is pinned to. */
 export async function summarizeStore(reader: StoreReader): Promise<StoreSummary> {
   const manifest = reader.manifest;

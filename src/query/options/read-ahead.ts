@@ -397,6 +397,19 @@ export const CONTRACT_FLAGS = {
   nonstandard: NONSTANDARD,
 } as const;
 
+/** Contract `symbol`'s index in the table (its symbols are sorted), or -1. */
+export function indexOfContract(table: ContractTable, symbol: string): number {
+  const { symbols } = table;
+  let low = 0;
+  let high = symbols.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (symbols[middle]! < symbol) low = middle + 1;
+    else high = middle;
+  }
+  return symbols[low] === symbol ? low : -1;
+}
+
 /** The underlying's contract table, from the session cache or read. */
 export function contractTable(
   sql: SqlSession,
