@@ -12,6 +12,59 @@ const MAGIC = 0x31524150; // "PAR1", little-endian
 
 /** What is wrong with the Parquet footer of `file`, or undefined when it walks whole. */
 export function footerProblem(file: string): string | undefined {
+  const read = footerBytes(file);
+  if (typeof read === 'string') return read;
+  try {
+    return skipStruct(read, 0, 0) === read.length ? undefined : 'footer does not decode';
+  } catch {
+    return 'footer does not decode';
+  }
+}
+
+/**
+ * The top-level columns of `file` whose every value is NULL, by its footer's statistics (a column chunk
+ * without a NULL count counts as holding values). A vendor that sends no Greeks leaves four of a quote's
+ * columns empty: a reader that knows it need not carry them row by row. Empty when the footer cannot be
+ * read (the query that reads the file then says what is wrong).
+ */
+export function allNullColumns(file: string): ReadonlySet<string> {
+  const read = footerBytes(file);
+  if (typeof read === 'string') return new Set();
+  const valued = new Set<string>();
+  const seen = new Set<string>();
+  try {
+    // FileMetaData.row_groups (4) → RowGroup.columns (1) → ColumnChunk.meta_data (3) → ColumnMetaData:
+    // path_in_schema (3), num_values (5), statistics (12) → Statistics.null_count (3).
+    readStruct(read, 0, 0, (id, type, at) => {
+      if (id !== 4 || type !== LIST) return undefined;
+      return readList(read, at, (element, position) =>
+        element !== STRUCT
+          ? undefined
+          : readStruct(read, position, 1, (groupField, groupType, groupAt) => {
+              if (groupField !== 1 || groupType !== LIST) return undefined;
+              return readList(read, groupAt, (chunkType, chunkAt) =>
+                chunkType !== STRUCT
+                  ? undefined
+                  : readStruct(read, chunkAt, 2, (chunkField, metaType, metaAt) => {
+                      if (chunkField !== 3 || metaType !== STRUCT) return undefined;
+                      const meta = { name: '', values: -1, nulls: -1 };
+                      const end = readColumnMeta(read, metaAt, meta);
+                      seen.add(meta.name);
+                      if (meta.values < 0 || meta.nulls < meta.values) valued.add(meta.name);
+                      return end;
+                    }),
+              );
+            }),
+      );
+    });
+  } catch {
+    return new Set();
+  }
+  return new Set([...seen].filter((name) => !valued.has(name)));
+}
+
+/** The footer's bytes of `file`, or what is wrong with it. */
+function footerBytes(file: string): Buffer | string {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -30,13 +83,100 @@ export function footerProblem(file: string): string | undefined {
     if (length === 0 || length > size - 12) return `footer length ${length} does not fit the file`;
     const footer = Buffer.alloc(length);
     readSync(fd, footer, 0, length, size - 8 - length);
-    const end = skipStruct(footer, 0, 0);
-    return end === length ? undefined : 'footer does not decode';
+    return footer;
   } catch {
     return 'footer does not decode';
   } finally {
     closeSync(fd);
   }
+}
+
+const LIST = 9;
+const STRUCT = 12;
+
+/** A ColumnMetaData's first path element, value count and NULL count (-1 when absent) into `out`. */
+function readColumnMeta(
+  bytes: Buffer,
+  at: number,
+  out: { name: string; values: number; nulls: number },
+): number {
+  return readStruct(bytes, at, 3, (id, type, position) => {
+    if (id === 3 && type === LIST) {
+      let first = true;
+      return readList(bytes, position, (element, elementAt) => {
+        if (element !== 8) return undefined;
+        const [length, after] = readVarint(bytes, elementAt);
+        if (first) out.name = bytes.toString('utf8', after, after + length);
+        first = false;
+        return after + length;
+      });
+    }
+    if (id === 5 && type === 6) {
+      const [value, after] = readVarint(bytes, position);
+      out.values = unzigzag(value);
+      return after;
+    }
+    if (id === 12 && type === STRUCT) {
+      return readStruct(bytes, position, 4, (statField, statType, statAt) => {
+        if (statField !== 3 || statType !== 6) return undefined;
+        const [value, after] = readVarint(bytes, statAt);
+        out.nulls = unzigzag(value);
+        return after;
+      });
+    }
+    return undefined;
+  });
+}
+
+/** A zigzag-encoded integer's value. */
+function unzigzag(value: number): number {
+  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+}
+
+/**
+ * Walks a Thrift compact struct from `at`, handing each field's id, type and position to `field`, which
+ * returns where the field ends when it read it, or undefined to have it skipped. Returns where it ends.
+ */
+function readStruct(
+  bytes: Buffer,
+  at: number,
+  depth: number,
+  field: (id: number, type: number, at: number) => number | undefined,
+): number {
+  if (depth > MAX_DEPTH) throw new Error('too deep');
+  let position = at;
+  let id = 0;
+  for (;;) {
+    const header = byteAt(bytes, position++);
+    const type = header & 0x0f;
+    if (type === 0) return position; // STOP
+    if (header >> 4 === 0) {
+      const [zigzag, after] = readVarint(bytes, position);
+      id = unzigzag(zigzag);
+      position = after;
+    } else id += header >> 4;
+    position = field(id, type, position) ?? skipValue(bytes, position, type, depth);
+  }
+}
+
+/** Walks a Thrift compact list from `at`, handing each element's type and position to `element` (as `readStruct`). */
+function readList(
+  bytes: Buffer,
+  at: number,
+  element: (type: number, at: number) => number | undefined,
+): number {
+  const header = byteAt(bytes, at);
+  let position = at + 1;
+  let count = header >> 4;
+  if (count === 15) [count, position] = readVarint(bytes, position);
+  const type = header & 0x0f;
+  for (let i = 0; i < count; i++) {
+    position =
+      type === 1 || type === 2
+        ? position + 1
+        : (element(type, position) ?? skipValue(bytes, position, type, 1));
+  }
+  return position;
 }
 
 /** Nested structs, lists and maps deeper than this are not a Parquet footer. */

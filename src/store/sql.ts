@@ -48,10 +48,19 @@ export type TableSource = (
   sessions?: SessionRange,
 ) => Promise<string>;
 
+/** Finds the columns without a value in one partition of a table (see `SqlSession.emptyColumns`). */
+export type EmptyColumnSource = (
+  table: TableName,
+  partition: Readonly<Record<string, string>>,
+  sessions?: SessionRange,
+) => ReadonlySet<string>;
+
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
   /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
   tableSource: TableSource | undefined;
+  /** Set by a store reader: the columns with no value in the files `from` would name (see `emptyColumns`). */
+  emptySource: EmptyColumnSource | undefined;
   /**
    * Set by a store reader: called once when a statement fails, before the error is thrown; when it
    * returns true (it found and set aside a damaged file), the statement runs again, once.
@@ -100,6 +109,19 @@ export class SqlSession {
     sessions?: SessionRange,
   ): Promise<string> {
     return this.tableSource?.(table, partition, sessions) ?? Promise.resolve(quoteIdentifier(table));
+  }
+
+  /**
+   * The columns that hold only NULLs in every file of one partition of a table (and, optionally, a range
+   * of sessions), as the files' footers say: a reader may leave them out of what it reads. Empty outside
+   * a store reader.
+   */
+  emptyColumns(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): ReadonlySet<string> {
+    return this.emptySource?.(table, partition, sessions) ?? new Set();
   }
 
   /** Runs a statement for its effect. */

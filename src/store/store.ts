@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
+import { allNullColumns } from './footer.js';
 import {
   type DamagedFile,
   describeDamage,
@@ -41,6 +42,8 @@ export class StoreReader {
   private readonly footersWalked = new Set<string>();
   /** Files of the pinned manifest whose footer DuckDB could not read: left out of the views made. */
   private readonly badFooters = new Map<string, DamagedFile>();
+  /** Per file path: the columns its footer says hold only NULLs (`emptyColumns`). */
+  private readonly nullColumns = new Map<string, ReadonlySet<string>>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
   private readonly made = new Map<TableName, Promise<void>>();
 
@@ -88,6 +91,7 @@ export class StoreReader {
     // files to make (and each file a stat), so each is made on the first statement that reads it.
     sql.prepare = (text) => reader.viewsOf(text);
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
+    sql.emptySource = (table, partition, sessions) => reader.emptyColumns(table, partition, sessions);
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
   }
@@ -217,6 +221,29 @@ export class StoreReader {
     }
     this.noteChecked(entries, damaged);
     return `(${tableSql(this.dir, table, entries, damaged)})`;
+  }
+
+  /**
+   * The columns every file of one partition of a table (within a range of sessions) holds only NULLs in, by
+   * the files' footers: each file's read once (store files never change), then kept.
+   */
+  emptyColumns(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): ReadonlySet<string> {
+    let empty: Set<string> | undefined;
+    for (const entry of this.current.tables[table]) {
+      if (!inPartition(entry, partition, sessions)) continue;
+      let nulls = this.nullColumns.get(entry.path);
+      if (nulls === undefined) {
+        nulls = allNullColumns(path.join(this.dir, entry.path));
+        this.nullColumns.set(entry.path, nulls);
+      }
+      empty = new Set(empty === undefined ? nulls : [...empty].filter((name) => nulls!.has(name)));
+      if (empty.size === 0) break;
+    }
+    return empty ?? new Set();
   }
 
   /** Closes the DuckDB of this reader (and removes what its queries spilled). */

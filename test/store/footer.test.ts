@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { footerProblem } from '../../src/store/footer.js';
+import { allNullColumns, footerProblem } from '../../src/store/footer.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SqlSession } from '../../src/store/sql.js';
 
@@ -67,5 +67,41 @@ describe('the footer walk', () => {
       expect(footerProblem(file), name).toBeDefined();
     }
     expect(footerProblem(path.join(dir, 'absent.parquet'))).toMatch(/cannot open/);
+  });
+});
+
+describe('the columns a footer says are all NULL', () => {
+  it('agrees with DuckDB counting the values of every column of every file of the sample', async () => {
+    const manifest = (await readManifest('data/sample'))!;
+    for (const file of [...manifest.tables.option_quotes, ...manifest.tables.open_interest]) {
+      const at = path.join('data/sample', file.path);
+      const names = (
+        await sql.all<{ name: string }>('SELECT name FROM parquet_schema($at) WHERE num_children IS NULL', {
+          at,
+        })
+      ).map((r) => r.name);
+      const counted = await sql.all<Record<string, number>>(
+        `SELECT ${names.map((n, i) => `count("${n}") AS c${i}`).join(', ')} FROM read_parquet($at)`,
+        { at },
+      );
+      const empty = names.filter((_, i) => Number(counted[0]![`c${i}`]) === 0);
+      expect([...allNullColumns(at)].sort(), file.path).toEqual(empty.sort());
+    }
+  });
+
+  it('names a column NULL in every row group, and not one with a value in any', async () => {
+    const file = path.join(dir, 'nulls.parquet');
+    await sql.run(
+      `COPY (SELECT i, CAST(NULL AS DOUBLE) AS never, CASE WHEN i = 150000 THEN 1.5 END AS once
+             FROM range(200000) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`,
+    );
+    expect(await sql.value('SELECT count(*) FROM parquet_metadata($file)', { file })).toBeGreaterThan(3);
+    expect([...allNullColumns(file)]).toEqual(['never']);
+  });
+
+  it('names none in a file whose footer cannot be read', async () => {
+    const file = path.join(dir, 'not-parquet.parquet');
+    await fs.writeFile(file, 'not parquet at all');
+    expect(allNullColumns(file).size).toBe(0);
   });
 });

@@ -567,17 +567,54 @@ export const asDouble = (expression: string) => `CAST(${expression} AS DOUBLE)`;
 /** A DATE column as its day number (days since 1970-01-01, `days.ts`), as DOUBLE. */
 export const dayNumberSql = (column: string) => asDouble(`${column} - DATE '1970-01-01'`);
 
-/** The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash. */
-function quoteColumnsSql(known: ScopeContracts): string {
-  const double = asDouble;
+/** Each of `QUOTE_COLUMNS` after the contract: the store's column of quotes `q` it reads, as DOUBLE. */
+const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, readonly [string, string]> = {
+  day: ['session_date', dayNumberSql('q.session_date')],
+  quote_time: ['quote_time', asDouble('epoch_ms(q.quote_time) / 1000')],
+  bid: ['bid', asDouble('q.bid')],
+  ask: ['ask', asDouble('q.ask')],
+  bid_size: ['bid_size', asDouble('q.bid_size')],
+  ask_size: ['ask_size', asDouble('q.ask_size')],
+  last: ['last', asDouble('q."last"')],
+  volume: ['volume', asDouble('q.volume')],
+  volume_time: ['volume_time', asDouble('epoch_ms(q.volume_time) / 1000')],
+  underlying_price: ['underlying_price', asDouble('q.underlying_price')],
+  iv: ['iv', asDouble('q.iv')],
+  delta: ['delta', asDouble('q.delta')],
+  gamma: ['gamma', asDouble('q.gamma')],
+  theta: ['theta', asDouble('q.theta')],
+  vega: ['vega', asDouble('q.vega')],
+};
+
+/** The reads of `QUOTE_COLUMNS` after the contract, in their order. */
+const quoteReads = () => QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
+
+/**
+ * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash; but
+ * for the store columns in `empty` (NULL in every file read), which are not read: `withEmpty` puts them
+ * back as NaN. Each column costs about as much to hand over from DuckDB as to read.
+ */
+function quoteColumnsSql(known: ScopeContracts, empty: ReadonlySet<string> = new Set()): string {
   return [
     contractKeySql('q', known.keys),
-    dayNumberSql('q.session_date'),
-    double('epoch_ms(q.quote_time) / 1000'),
-    ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map((c) => double(`q.${c}`)),
-    double('epoch_ms(q.volume_time) / 1000'),
-    ...['underlying_price', 'iv', 'delta', 'gamma', 'theta', 'vega'].map((c) => double(`q.${c}`)),
+    ...quoteReads().flatMap(([column, sql]) => (empty.has(column) ? [] : [sql])),
   ].join(', ');
+}
+
+/** A quote read's columns in `QUOTE_COLUMNS` order, with a NaN column for each left out (see `quoteColumnsSql`). */
+function withEmpty(
+  columns: readonly (Float64Array | (string | null)[])[],
+  empty: ReadonlySet<string>,
+): (Float64Array | (string | null)[])[] {
+  if (empty.size === 0) return [...columns];
+  const rows = columns[0]!.length;
+  let read = 1;
+  return [
+    columns[0]!,
+    ...quoteReads().map(([column]) =>
+      empty.has(column) ? new Float64Array(rows).fill(Number.NaN) : columns[read++]!,
+    ),
+  ];
 }
 
 /** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
@@ -614,17 +651,23 @@ async function loadBlock(
   const { contracts, byExpiration, expirations } = known;
   const underlying = { underlying: scope.underlying };
   const slices = sessionSlices(first, last, rowsPerSession);
+  // Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks).
+  const empty = new Set(
+    [...sql.emptyColumns('option_quotes', underlying, { first, last })].filter(
+      (column) => column !== 'session_date' && column !== 'quote_time',
+    ),
+  );
   const quoteParts: QuoteColumns[] = [];
   for (const slice of slices) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
     const read = await sql.typedColumns(
-      `SELECT ${quoteColumnsSql(known)}
+      `SELECT ${quoteColumnsSql(known, empty)}
        FROM ${quoteSource} q
        WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
       { underlying: scope.underlying, ...slice },
     );
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
-    quoteParts.push(inSessionOrder(numbered(read.columns, known, QUOTE_COLUMNS)));
+    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), known, QUOTE_COLUMNS)));
   }
   let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
