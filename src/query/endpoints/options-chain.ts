@@ -241,7 +241,12 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
   const params = parseChain(ctx.query, ctx.nowSeconds);
   checkCombinations(params, symbol);
   const session = asOfSession(ctx.asOf);
-  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, scope, ctx.greeks);
+  // One expiration asked by its date: no other group can answer, so only its contracts are read.
+  const read =
+    params.expiration === undefined || params.expiration === 'all'
+      ? scope
+      : { ...scope, expiration: params.expiration };
+  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, read, ctx.greeks);
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }

@@ -13,7 +13,7 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
-import type { Scope } from './scope.js';
+import { chainOf, type Scope } from './scope.js';
 import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
 
 /** Sessions a block keeps before the session that started it (a current answer may reach back). */
@@ -191,9 +191,12 @@ export async function readAheadRows(
     if (id === -1) return rowSource([]);
     return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
   }
-  const block = await loopBlock(sql, cache, asOf, scope);
+  // One loop per chain, whichever of its expirations each request asks.
+  const block = await loopBlock(sql, cache, asOf, chainOf(scope));
   if (block === undefined) return undefined;
-  return asOf.kind === 'dated' ? datedRows(block, asOf.session) : currentRows(block, asOf);
+  return asOf.kind === 'dated'
+    ? datedRows(block, asOf.session, undefined, scope.expiration)
+    : currentRows(block, asOf, undefined, scope.expiration);
 }
 
 /**
@@ -1216,8 +1219,11 @@ function rowAt(block: Block, i: number, interestRow: number, session: string): S
   };
 }
 
-/** A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1. */
-function datedRows(block: Block, session: string, only?: number): RowSource {
+/**
+ * A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1 (only
+ * contract `only`, or only the contracts of one expiration, when given).
+ */
+function datedRows(block: Block, session: string, only?: number, expiration?: string): RowSource {
   const range = block.sessions.get(session);
   const rows: number[] = [];
   if (range !== undefined) {
@@ -1226,7 +1232,8 @@ function datedRows(block: Block, session: string, only?: number): RowSource {
       const id = contractOf[i]!;
       if (only !== undefined && id !== only) continue;
       if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
-      if (block.contracts[id]!.expiration >= session) rows.push(i);
+      const expires = block.contracts[id]!.expiration;
+      if (expires >= session && (expiration === undefined || expires === expiration)) rows.push(i);
     }
   }
   const settledDay = dayNumberOfIso(previousSession(session));
@@ -1259,6 +1266,7 @@ function currentRows(
   block: Block,
   asOf: Extract<AsOf, { kind: 'current' }>,
   only?: number,
+  expiration?: string,
 ): RowSource | undefined {
   const session = asOfSession(asOf);
   const through = lastSessionOf(asOf);
@@ -1277,13 +1285,22 @@ function currentRows(
     else high = middle;
   }
   const rows: number[] = [];
-  // One contract (`only`): the same walk over a one-element suffix, empty when it expired before.
-  const suffix =
-    only === undefined
-      ? byExpiration.subarray(low)
-      : block.contracts[only]!.expiration >= session
-        ? Int32Array.of(only)
-        : new Int32Array(0);
+  // One contract (`only`): the same walk over a one-element suffix, empty when it expired before. One
+  // expiration: its contracts only, a run of the suffix (a minute loop over a 0DTE chain asks one date of
+  // an index's thousands of contracts).
+  let suffix: Int32Array;
+  if (only !== undefined) {
+    suffix = block.contracts[only]!.expiration >= session ? Int32Array.of(only) : new Int32Array(0);
+  } else if (expiration !== undefined) {
+    const start =
+      expiration < session
+        ? byExpiration.length
+        : firstNot(low, expirations.length, (i) => expirations[i]! < expiration);
+    suffix = byExpiration.subarray(
+      start,
+      firstNot(start, expirations.length, (i) => expirations[i]! === expiration),
+    );
+  } else suffix = byExpiration.subarray(low);
   for (const id of suffix) {
     const firstTraded = firstTradedDay[id]!;
     if (firstTraded > throughDay) continue;

@@ -8,9 +8,12 @@ import type { SqlSession, SqlValue } from '../../store/sql.js';
 import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
 
-/** Which contracts a query reads: an underlying's chain (optionally one root of it) or one contract. */
+/**
+ * Which contracts a query reads: an underlying's chain (optionally one root of it, optionally one
+ * expiration of it: a chain asked for one date reads and keeps only that date's contracts) or one contract.
+ */
 export type Scope =
-  | { readonly underlying: string; readonly root?: string }
+  | { readonly underlying: string; readonly root?: string; readonly expiration?: string }
   /** One contract; its `underlying` (from the contracts table) lets the reads skip other partitions. */
   | { readonly optionSymbol: string; readonly underlying: string };
 
@@ -69,6 +72,23 @@ export function scopeOfSymbol(pathSymbol: string | undefined): {
   const root = underlying === symbol ? undefined : symbol;
   return { scope: root === undefined ? { underlying } : { underlying, root }, symbol, underlying, root };
 }
+
+/** A chain scope without its expiration: what the loop and session blocks of the scope are kept by. */
+export function chainOf(scope: Exclude<Scope, { optionSymbol: string }>): {
+  underlying: string;
+  root?: string;
+} {
+  return scope.root === undefined
+    ? { underlying: scope.underlying }
+    : { underlying: scope.underlying, root: scope.root };
+}
+
+/**
+ * The OCC date of an expiration (`2023-02-15` → `230215`), and the SQL of a symbol's OCC date: the six
+ * digits before its side and eight-digit strike (every stored symbol is validated as OCC on ingest).
+ */
+export const occDate = (expiration: string) => expiration.slice(2).replaceAll('-', '');
+export const occDateSql = (symbol: string) => `substr(${symbol}, length(${symbol}) - 14, 6)`;
 
 /** Whether the store holds any contract of the underlying (optionally of one root). */
 export async function underlyingKnown(sql: SqlSession, underlying: string, root?: string): Promise<boolean> {

@@ -69,7 +69,7 @@ export async function sessionBlockRows(
     () => loadSession(sql, table, session),
     (block) => block.bytes,
   );
-  return sessionSource(block, scope.root, session);
+  return sessionSource(block, scope.root, session, scope.expiration);
 }
 
 /**
@@ -177,13 +177,23 @@ function contractLookup(
  * The block's rows of the scope's root (all roots without one), made into store rows only when asked
  * for; each expiration group's columns are one object shared by its rows.
  */
-function sessionSource(block: SessionBlock, root: string | undefined, session: string): RowSource {
+function sessionSource(
+  block: SessionBlock,
+  root: string | undefined,
+  session: string,
+  expiration: string | undefined,
+): RowSource {
   const { table, ids, quotes } = block;
-  // The block's positions of the root's contracts (every position without a root).
+  // The block's positions of the root's contracts (every position without a root), of one expiration
+  // when asked.
   const rootIndex = root === undefined ? -1 : table.roots.indexOf(root);
+  const expirationDay = expiration === undefined ? -1 : dayNumberOfIso(expiration);
   const positions: number[] = [];
   for (let at = 0; at < ids.length; at++) {
-    if (root === undefined || table.root[ids[at]!] === rootIndex) positions.push(at);
+    const id = ids[at]!;
+    if (root !== undefined && table.root[id] !== rootIndex) continue;
+    if (expiration !== undefined && table.expirationDay[id] !== expirationDay) continue;
+    positions.push(at);
   }
   // A group per root, expiration and flags but the side, found once per row (a key of numbers: a text
   // key per row cost more than the rest of the answer's grouping).

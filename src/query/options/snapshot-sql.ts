@@ -7,7 +7,7 @@ import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/
 import type { OptionSide } from '../../occ/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
-import type { Scope } from './scope.js';
+import { occDate, occDateSql, type Scope } from './scope.js';
 
 /** A contract with the snapshot and open interest that answer it, as the store returns them. */
 export type SnapshotRow = {
@@ -122,14 +122,26 @@ function scopeFilters(scope: Scope): ScopeFilters {
       params: { symbol: scope.optionSymbol, underlying: scope.underlying },
     };
   }
+  const params: Record<string, SqlValue> = { underlying: scope.underlying };
+  if (scope.root !== undefined) params['root'] = scope.root;
+  if (scope.expiration === undefined) {
+    return {
+      contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}`,
+      quote: 'q.underlying = $underlying',
+      interest: 'o.underlying = $underlying',
+      params,
+    };
+  }
+  // One expiration: its contracts, and only the snapshots and open interest whose symbols carry its date
+  // (the join to its contracts decides; this lets the scan drop the other expirations' rows first).
+  params['expiration'] = scope.expiration;
+  params['occDate'] = occDate(scope.expiration);
   return {
-    contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}`,
-    quote: 'q.underlying = $underlying',
-    interest: 'o.underlying = $underlying',
-    params:
-      scope.root === undefined
-        ? { underlying: scope.underlying }
-        : { underlying: scope.underlying, root: scope.root },
+    contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}
+      AND c.expiration = CAST($expiration AS DATE)`,
+    quote: `q.underlying = $underlying AND ${occDateSql('q.option_symbol')} = $occDate`,
+    interest: `o.underlying = $underlying AND ${occDateSql('o.option_symbol')} = $occDate`,
+    params,
   };
 }
 

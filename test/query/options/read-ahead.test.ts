@@ -159,3 +159,54 @@ describe('random access to dated sessions', () => {
     expect(cache.sessionCacheBytes).toBeLessThanOrEqual(256 * 1024);
   }, 120_000);
 });
+
+describe('a chain scope of one expiration', () => {
+  it('answers, from a loop block, a session block and the query alike, the whole chain’s records of that date', async () => {
+    const loopCache = new StoreCache(() => reader.dataVersion);
+    const randomCache = new StoreCache(() => reader.dataVersion);
+    const sessions = sessionsBetween('2020-04-01', '2020-05-29').filter((_, i) => i % 8 === 0);
+    let fromBlock = 0;
+    for (const session of sessions) {
+      const asOfs: AsOf[] = [
+        currentAsOf('live', etWallToSeconds(session, '15:45')),
+        currentAsOf('eod', etWallToSeconds(session, '18:00')),
+        { kind: 'dated', session },
+      ];
+      for (const asOf of asOfs) {
+        const whole = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, { underlying: 'SPX' })));
+        // A weekly that expires inside the period, a quarterly beyond it, a date with no contract, and one
+        // of SPXW's alone.
+        for (const [root, expiration] of [
+          [undefined, '2020-05-15'],
+          [undefined, '2020-06-30'],
+          [undefined, '2020-05-16'],
+          ['SPXW', '2020-05-29'],
+        ] as const) {
+          const scope =
+            root === undefined ? { underlying: 'SPX', expiration } : { underlying: 'SPX', root, expiration };
+          const label = `${session} ${JSON.stringify(asOf)} ${JSON.stringify(scope)}`;
+          const expected = whole.filter(
+            (record) =>
+              record.expirationDate === expiration &&
+              (root === undefined || record.optionSymbol.startsWith(root)),
+          );
+          expect(recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))), label).toEqual(
+            expected,
+          );
+          const ahead = await readAheadRows(reader.sql, loopCache, asOf, scope);
+          if (ahead !== undefined) {
+            fromBlock++;
+            expect(recordsOf(asOf, ahead), label).toEqual(expected);
+          }
+          if (asOf.kind === 'dated') {
+            expect(
+              recordsOf(asOf, await sessionBlockRows(reader.sql, randomCache, asOf, scope)),
+              label,
+            ).toEqual(expected);
+          }
+        }
+      }
+    }
+    expect(fromBlock).toBeGreaterThan(sessions.length * 4);
+  }, 240_000);
+});
