@@ -2,16 +2,15 @@
  * Backtest against plain DuckDB: `examples/spy-short-put.ts` with `greeks: 'vendor'` over
  * 2019-01-02..2020-12-31 on `data/sample`, end to end, against the same strategy written as plain DuckDB
  * SQL over the store's Parquet files plus a small JS loop (`bench/backtest-duckdb.ts`), in the same
- * process, alternately, best of three each; the trades of the two are compared.
+ * process, alternately, best of three each; the trades of the two are compared. pitchain runs from the
+ * built package (`dist/`), as installed; the baseline's few helpers (the normal CDF, the SQL session) are
+ * the same either way.
  */
 import { pathToFileURL } from 'node:url';
-import { backtest } from '../src/backtest/runner.js';
 import type { BacktestOptions, Strategy } from '../src/backtest/types.js';
-import { openStore } from '../src/library/store.js';
 import { readManifest } from '../src/store/manifest.js';
-import { ensureBuilt } from '../test/helpers/build.js';
 import { type BaselineTrade, shortPutDuckDb } from './backtest-duckdb.js';
-import { defineBenchmark, ratioRow } from './lib.js';
+import { defineBenchmark, installedPitchain, ratioRow } from './lib.js';
 
 const FROM = '2019-01-02';
 const TO = '2020-12-31';
@@ -29,7 +28,8 @@ export default defineBenchmark({
   name: 'backtest-duckdb',
   description: `${EXAMPLE} on data/sample vs plain DuckDB SQL and a JS loop over the same Parquet files`,
   async run(ctx) {
-    await ensureBuilt(); // the example imports the package (dist/)
+    // The built package, as an installed pitchain runs (the example imports it too).
+    const { backtest, openStore } = await installedPitchain();
     const dir = `${ctx.repoRoot}data/sample`;
     const example = (await import(pathToFileURL(`${ctx.repoRoot}${EXAMPLE}`).href)) as StrategyModule;
     const ours = async () => {

@@ -5,7 +5,8 @@
  *
  * What each side's time includes, from data on disk to the trades:
  * - pitchain: opening the store, `backtest()` over the 505 sessions, and the report as `--json` prints it
- *   (JSON text), then closing the store; in this process, with its modules already loaded. The best of
+ *   (JSON text), then closing the store; in this process, with the built package's modules (`dist/`, as
+ *   an installed pitchain runs) already loaded. The best of
  *   three runs, each on a freshly opened store.
  * - pandas: reading the three CSV files and parsing their instants (`readSeconds`), then the joins, the
  *   session loop and the trades (`runSeconds`), as the script times itself; not the interpreter's start
@@ -21,12 +22,17 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { backtest } from '../src/backtest/runner.js';
 import type { BacktestOptions, BacktestReport, Strategy } from '../src/backtest/types.js';
-import { openStore } from '../src/library/store.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
 import { ensureBuilt, runCommand } from '../test/helpers/build.js';
-import { type BenchContext, type BenchRow, defineBenchmark, ratioRow, rssPeakMb } from './lib.js';
+import {
+  type BenchContext,
+  type BenchRow,
+  defineBenchmark,
+  installedPitchain,
+  ratioRow,
+  rssPeakMb,
+} from './lib.js';
 
 const FROM = '2019-01-02';
 const TO = '2020-12-31';
@@ -56,7 +62,8 @@ export default defineBenchmark({
   name: 'backtest',
   description: `${EXAMPLE} over ${FROM}..${TO} on data/sample, end to end, and the same strategy in pandas`,
   async run(ctx) {
-    await ensureBuilt(); // the example imports the package (dist/), and the export runs its CLI
+    await ensureBuilt(); // the export runs the CLI
+    const { backtest, openStore } = await installedPitchain();
     const dir = `${ctx.repoRoot}data/sample`;
     const example = (await import(pathToFileURL(`${ctx.repoRoot}${EXAMPLE}`).href)) as StrategyModule;
 

@@ -7,8 +7,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as RunnerModule from '../src/backtest/runner.js';
 import { UsageError } from '../src/errors.js';
+import type * as StoreModule from '../src/library/store.js';
+import { ensureBuilt } from '../test/helpers/build.js';
 
 /** One line of the report: our figure, the baseline measured in the same run, and the verdict. */
 export interface BenchRow {
@@ -357,4 +360,20 @@ export async function storeCodeDigest(repoRoot: string): Promise<string> {
     for (const file of files) hash.update(file.slice(repoRoot.length)).update(await readFile(file));
   }
   return hash.digest('hex');
+}
+
+/**
+ * The backtest runner and `openStore` of the built package (`dist/`), as an installed pitchain runs them:
+ * the benches that time a whole backtest load these, not the TypeScript sources through tsx (whose
+ * transpiled functions carry extra naming calls a user's install never makes). Builds first if needed.
+ */
+export async function installedPitchain(): Promise<{
+  backtest: typeof RunnerModule.backtest;
+  openStore: typeof StoreModule.openStore;
+}> {
+  await ensureBuilt();
+  const load = (file: string) => import(pathToFileURL(join(REPO_ROOT, 'dist', file)).href);
+  const { backtest } = (await load('backtest/runner.js')) as typeof RunnerModule;
+  const { openStore } = (await load('library/store.js')) as typeof StoreModule;
+  return { backtest, openStore };
 }
