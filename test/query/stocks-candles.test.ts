@@ -330,6 +330,11 @@ describe('symbols and the response shape', () => {
     const notFound = { status: 404, body: { s: 'no_data', errmsg: 'Symbol not found.' } };
     expect(await ask('D', 'NOPE', {}, et('2023-12-01'))).toEqual(notFound);
     expect(await ask('D', 'TEST', {}, et('2023-11-01'))).toEqual(notFound);
+    // SPL's first bars are minute bars of 2023-11-22 from 09:30: known once the first has ended, before
+    // its first daily bar is.
+    expect(await ask('1', 'SPL', {}, et('2023-11-22', '09:30'))).toEqual(notFound);
+    expect(await ask('1', 'SPL', {}, et('2023-11-22', '09:31'))).not.toEqual(notFound);
+    expect(await ask('D', 'SPL', {}, et('2023-11-22', '09:31'))).not.toEqual(notFound);
   });
 
   withData(['spec/examples/stocks_candles.json']).it(

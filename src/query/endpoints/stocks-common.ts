@@ -4,7 +4,7 @@
  * stock quotes, prices and bulk candles). Their parameters are read with `../params.ts`.
  */
 import { MarketDataError } from '../../errors.js';
-import { isSession } from '../../market-time/index.js';
+import { isSession, toEtDate } from '../../market-time/index.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import {
   closeOf,
@@ -54,22 +54,33 @@ export async function allSymbols(sql: SqlSession): Promise<string[]> {
   return rows.map((row) => row.symbol);
 }
 
-/** Whether `symbol` has any bar known at the cutoff (the stock's existence is known from its first bar). */
+/**
+ * Whether `symbol` has any bar known at the cutoff (the stock's existence is known from its first bar): a
+ * daily bar of a closed session, else a minute bar ended by the cutoff. Each asks only the symbol's files
+ * of that resolution up to the cutoff (the whole table's view would plan and scan every symbol's).
+ */
 export async function symbolKnown(sql: SqlSession, symbol: string, knowledge: Knowledge): Promise<boolean> {
+  const lastClosed = knowledge.lastClosedSession ?? '0001-01-01';
+  const daily = await sql.from('stock_bars', { symbol, resolution: 'D' }, { last: lastClosed });
   const found = await sql.value<boolean>(
     `SELECT count(*) > 0 FROM (
-       SELECT 1 FROM stock_bars
-       WHERE symbol = $symbol
-         AND ((resolution = 'D' AND session_date <= CAST($lastClosed AS DATE))
-           OR (resolution = '1' AND t <= to_timestamp($known)))
-       LIMIT 1)`,
-    {
-      symbol,
-      lastClosed: knowledge.lastClosedSession ?? '0001-01-01',
-      known: knowledge.cutoffSeconds - 60,
-    },
+       SELECT 1 FROM ${daily}
+       WHERE symbol = $symbol AND resolution = 'D' AND session_date <= CAST($lastClosed AS DATE) LIMIT 1)`,
+    { symbol, lastClosed },
   );
-  return found === true;
+  if (found === true) return true;
+  const known = knowledge.cutoffSeconds - 60;
+  const minutes = await sql.from(
+    'stock_bars',
+    { symbol, resolution: '1' },
+    { last: toEtDate(Math.max(0, knowledge.cutoffSeconds)) },
+  );
+  const minute = await sql.value<boolean>(
+    `SELECT count(*) > 0 FROM (
+       SELECT 1 FROM ${minutes} WHERE symbol = $symbol AND resolution = '1' AND t <= to_timestamp($known) LIMIT 1)`,
+    { symbol, known },
+  );
+  return minute === true;
 }
 
 /** One session of one symbol as known at a cutoff: its daily bar, or its minute bars so far. */
