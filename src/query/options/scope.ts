@@ -83,13 +83,6 @@ export function chainOf(scope: Exclude<Scope, { optionSymbol: string }>): {
     : { underlying: scope.underlying, root: scope.root };
 }
 
-/**
- * The OCC date of an expiration (`2023-02-15` → `230215`), and the SQL of a symbol's OCC date: the six
- * digits before its side and eight-digit strike (every stored symbol is validated as OCC on ingest).
- */
-export const occDate = (expiration: string) => expiration.slice(2).replaceAll('-', '');
-export const occDateSql = (symbol: string) => `substr(${symbol}, length(${symbol}) - 14, 6)`;
-
 /** Whether the store holds any contract of the underlying (optionally of one root). */
 export async function underlyingKnown(sql: SqlSession, underlying: string, root?: string): Promise<boolean> {
   const found = await sql.value<number>(
