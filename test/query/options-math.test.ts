@@ -41,6 +41,40 @@ describe('roundCents', () => {
     expect(cases.map(roundCents)).toEqual([7.62, 80.12, 0.38, 0.58, 0.03, 2.67, 1, -0.12, 0.04, 1.12, 0, 0]);
     expect(Object.is(roundCents(-0.001), 0)).toBe(true);
   });
+
+  it('gives what the exact decimal value gives (toFixed) for every price to 1/10,000 and their differences', () => {
+    // The rule as `toFixed` states it, exact halves to the even cent: the fast path must agree everywhere.
+    const reference = (value: number) => {
+      const eighths = value * 8;
+      if (Number.isInteger(eighths) && Math.abs(eighths) % 2 === 1) {
+        const floor = Math.floor(value * 100);
+        return (floor % 2 === 0 ? floor : floor + 1) / 100 || 0;
+      }
+      return Number(value.toFixed(2)) || 0;
+    };
+    let seed = 12_345;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const differing: number[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      // Store prices (to 1/10,000) up to 5,000, and intrinsic or extrinsic values made of two of them.
+      const a = Math.round(random() * 50_000_000) / 10_000;
+      const b = Math.round(random() * 50_000_000) / 10_000;
+      for (const value of [a, a - b, Math.abs(a - b) / 3, a * 1.0001]) {
+        if (!Object.is(roundCents(value), reference(value))) differing.push(value);
+      }
+    }
+    // Every half cent to 10 dollars, and the doubles just beside it.
+    for (let k = 0; k < 2_000; k++) {
+      const half = (2 * k + 1) / 200;
+      for (const value of [half, half - 1e-12, half + 1e-12, -half]) {
+        if (!Object.is(roundCents(value), reference(value))) differing.push(value);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
 });
 
 describe('strike and delta expressions', () => {

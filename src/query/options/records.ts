@@ -67,7 +67,12 @@ export function roundCents(value: number): number {
     const floor = Math.floor(value * 100);
     rounded = (floor % 2 === 0 ? floor : floor + 1) / 100;
   } else {
-    rounded = Number(value.toFixed(2));
+    // Away from a half cent, the nearest cent of the product is the nearest cent of the exact value (the
+    // product's error is some 1e-14), and k / 100 is the double `toFixed`'s text parses to; near a half
+    // cent only the exact decimal value decides, which `toFixed` reads (and costs ten times as much).
+    const scaled = value * 100;
+    const fraction = scaled - Math.floor(scaled);
+    rounded = Math.abs(fraction - 0.5) > 1e-6 ? Math.round(scaled) / 100 : Number(value.toFixed(2));
   }
   return rounded === 0 ? 0 : rounded;
 }
@@ -98,7 +103,24 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
   const current = asOf.kind === 'current' ? asOf : undefined;
   const openingSeconds = memoized((date: string) => etWallToSeconds(date, '09:30'));
   const daysTo = memoized((pair: string) => dte(pair.slice(0, 10), pair.slice(11)));
+  // A chain's rows come by expiration, all of one session: the last row's texts serve most of the next.
+  let last: { session: string; expiration: string; root: string; dte: number; group: string } | undefined;
   return (row) => {
+    if (
+      last === undefined ||
+      last.session !== row.session_date ||
+      last.expiration !== row.expiration ||
+      last.root !== row.root
+    ) {
+      last = {
+        session: row.session_date,
+        expiration: row.expiration,
+        root: row.root,
+        dte: daysTo(`${row.session_date}|${row.expiration}`),
+        group: `${row.root}:${row.expiration}`,
+      };
+    }
+    const listedAt = openingSeconds(row.first_traded);
     const spot = row.underlying_price;
     const strike = Number(row.strike);
     const rawMid = row.bid === null || row.ask === null ? null : (row.bid + row.ask) / 2;
@@ -131,7 +153,13 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
     if (current !== undefined) {
       const vendor = { iv: row.iv, delta: row.delta, gamma: row.gamma, theta: row.theta, vega: row.vega };
       greeks = vendor;
-      if (Object.values(vendor).some((value) => value === null) && spot !== null) {
+      const missing =
+        vendor.iv === null ||
+        vendor.delta === null ||
+        vendor.gamma === null ||
+        vendor.theta === null ||
+        vendor.vega === null;
+      if (missing && spot !== null) {
         const terms = {
           side: row.side,
           spot,
@@ -155,8 +183,8 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
       expiration: row.expiration_time,
       side: row.side,
       strike,
-      firstTraded: openingSeconds(row.first_traded),
-      dte: daysTo(`${row.session_date}|${row.expiration}`),
+      firstTraded: listedAt,
+      dte: last.dte,
       updated: row.quote_time,
       bid: row.bid,
       bidSize: row.bid_size,
@@ -179,8 +207,8 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
       quoteTime: row.quote_time,
       volumeTime,
       oiPublishedAt,
-      listedAt: openingSeconds(row.first_traded),
-      group: `${row.root}:${row.expiration}`,
+      listedAt,
+      group: last.group,
       expirationDate: row.expiration,
       withheldVolume: volumeKnown ? null : row.volume,
       knownAt,
