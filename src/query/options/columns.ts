@@ -50,16 +50,24 @@ export const OPTION_COLUMNS: readonly { key: OptionField; human: string; kind: F
   Object.keys(OPTION_FIELDS) as OptionField[]
 ).map((key) => ({ key, ...OPTION_FIELDS[key] }));
 
+/**
+ * Every option field of the records as columns, in `OPTION_COLUMNS` order, in one pass: a function made
+ * once from the field table whose property reads are written out (`records.map((r) => r[key])` per field
+ * reads through one call site for 25 keys, which V8 cannot specialise), into packed arrays (which
+ * JSON.stringify writes faster than preallocated, holey ones). The keys are the table's own identifiers.
+ */
+const collectColumns = new Function(
+  'records',
+  `const ${OPTION_COLUMNS.map((_, i) => `c${i} = []`).join(', ')};
+   for (const r of records) { ${OPTION_COLUMNS.map(({ key }, i) => `c${i}.push(r.${key});`).join(' ')} }
+   return [${OPTION_COLUMNS.map((_, i) => `c${i}`).join(', ')}];`,
+) as (records: readonly OptionRecord[]) => unknown[][];
+
 /** The option row fields of the records, in the service's key order. */
 export function optionFields(records: readonly OptionRecord[]): Field[] {
-  // A column at a time, into packed arrays (which JSON.stringify writes faster than preallocated, holey
-  // ones): a chain can hold ten thousand rows of 25 fields.
-  return OPTION_COLUMNS.map(({ key, human, kind }) => ({
-    key,
-    human,
-    kind,
-    values: records.map((record) => record[key]),
-  }));
+  // A chain can hold ten thousand rows of 25 fields; a minute loop makes one of 150 rows each minute.
+  const values = collectColumns(records);
+  return OPTION_COLUMNS.map(({ key, human, kind }, i) => ({ key, human, kind, values: values[i]! }));
 }
 
 /** The latest known-at instant of the records' values, or null for none. */

@@ -240,8 +240,9 @@ export function assemble(asOf: AsOf, source: RowSource, greeks: GreeksSource = '
     },
     recordsOf(groups) {
       const chosen = entries.filter((e) => groups.has(e.group));
-      if (chosen.length === entries.length) return wholeChain().ordered;
+      // One group alone is its records as they are (a one-expiration scope is often one group whole).
       if (chosen.length === 1) return recordsOfEntry(chosen[0]!);
+      if (chosen.length === entries.length) return wholeChain().ordered;
       return chosen.flatMap(recordsOfEntry).sort(compareRecords);
     },
     allFields,
