@@ -148,6 +148,12 @@ export class StoreCache {
     return pending;
   }
 
+  /** The session cache's value of `key` if it holds one (being computed or done), without computing it. */
+  heldSized<T>(key: string): Promise<T> | undefined {
+    this.sync();
+    return this.sessions.get(key) as Promise<T> | undefined;
+  }
+
   /** The data version the entries belong to. */
   get currentVersion(): string {
     this.sync();

@@ -10,7 +10,7 @@
 import { nextSession, previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
-import type { SqlSession } from '../../store/sql.js';
+import { quoteLiteral, type SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
 import { chainOf, type Scope } from './scope.js';
@@ -191,13 +191,40 @@ export async function readAheadRows(
     if (id === -1) return rowSource([]);
     return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
   }
+  // A current chain of one date: a block of that expiration's rows of the session, once read, answers
+  // every instant of the session it can prove (a minute loop, or random minutes of it).
+  const oneExpiration = scope.expiration !== undefined && asOf.kind === 'current';
+  const key = oneExpiration ? `read-ahead|expiration|${JSON.stringify(scope)}|${asOfSession(asOf)}` : '';
+  if (oneExpiration) {
+    const held = cache.heldSized<Block>(key);
+    if (held !== undefined) {
+      const block = await held;
+      if (covers(block, asOf)) return currentRows(block, asOf as CurrentAsOf, undefined, scope.expiration);
+    }
+  }
   // One loop per chain, whichever of its expirations each request asks.
   const block = await loopBlock(sql, cache, asOf, chainOf(scope));
-  if (block === undefined) return undefined;
-  return asOf.kind === 'dated'
-    ? datedRows(block, asOf.session, undefined, scope.expiration)
-    : currentRows(block, asOf, undefined, scope.expiration);
+  if (block !== undefined) {
+    return asOf.kind === 'dated'
+      ? datedRows(block, asOf.session, undefined, scope.expiration)
+      : currentRows(block, asOf, undefined, scope.expiration);
+  }
+  if (!oneExpiration) return undefined;
+  const session = asOfSession(asOf);
+  const one = await cache.sized(
+    key,
+    async () => {
+      // The session alone: a contract not quoted in it is carried from its latest snapshot before it
+      // (`carriedRows`); an instant before a contract's first snapshot of the session goes to the query.
+      const known = await loadContracts(sql, cache, scope, session, session);
+      return loadBlock(sql, scope, session, session, known, SLICE_ROWS);
+    },
+    (block) => block.bytes,
+  );
+  return covers(one, asOf) ? currentRows(one, asOf as CurrentAsOf, undefined, scope.expiration) : undefined;
 }
+
+type CurrentAsOf = Extract<AsOf, { kind: 'current' }>;
 
 /**
  * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
@@ -493,9 +520,12 @@ async function loadContracts(
   const firstDay = dayNumberOfIso(first);
   const lastDay = dayNumberOfIso(last);
   const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
+  // A one-expiration block's contracts are that date's only.
+  const only = scope.expiration === undefined ? -1 : dayNumberOfIso(scope.expiration);
   const picked: number[] = [];
   for (let i = 0; i < table.symbols.length; i++) {
     if (scope.root !== undefined && table.root[i] !== root) continue;
+    if (only !== -1 && table.expirationDay[i] !== only) continue;
     if (table.expirationDay[i]! >= firstDay && table.firstTradedDay[i]! <= lastDay) picked.push(i);
   }
   const global = Int32Array.from(picked);
@@ -620,6 +650,25 @@ function withEmpty(
   ];
 }
 
+/**
+ * For a one-expiration block, the condition keeping rows of `alias` whose symbols carry its date: per root
+ * of its contracts, the range of symbols `ROOTyymmdd…` (a plain range a Parquet scan prunes with; a root
+ * that is another's prefix and a digit may let a few other rows through, which the numbering drops).
+ * Empty for a whole chain.
+ */
+function expirationSymbolsSql(alias: string, expiration: string | undefined, known: ScopeContracts): string {
+  if (expiration === undefined) return '';
+  const date = expiration.slice(2).replaceAll('-', '');
+  const next = String(Number(date) + 1).padStart(6, '0');
+  const roots = [...new Set(known.contracts.map((contract) => contract.root))];
+  if (roots.length === 0) return 'AND false';
+  const ranges = roots.map(
+    (root) =>
+      `(${alias}.option_symbol >= ${quoteLiteral(root + date)} AND ${alias}.option_symbol < ${quoteLiteral(root + next)})`,
+  );
+  return `AND (${ranges.join(' OR ')})`;
+}
+
 /** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
 function interestColumnsSql(known: ScopeContracts): string {
   const double = asDouble;
@@ -661,12 +710,14 @@ async function loadBlock(
     ),
   );
   const quoteParts: QuoteColumns[] = [];
+  const symbols = (alias: string) => expirationSymbolsSql(alias, scope.expiration, known);
   for (const slice of slices) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
     const read = await sql.typedColumns(
       `SELECT ${quoteColumnsSql(known, empty)}
        FROM ${quoteSource} q
-       WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+       WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+         ${symbols('q')}`,
       { underlying: scope.underlying, ...slice },
     );
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
@@ -683,7 +734,8 @@ async function loadBlock(
       `SELECT ${interestColumnsSql(known)}
        FROM ${interestSource} o
        WHERE o.underlying = $underlying
-         AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+         AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+         ${symbols('o')}`,
       { underlying: scope.underlying, ...oiSlice },
     );
     interestParts.push(numbered(read.columns, known, interestNames));

@@ -209,4 +209,46 @@ describe('a chain scope of one expiration', () => {
     }
     expect(fromBlock).toBeGreaterThan(sessions.length * 4);
   }, 240_000);
+
+  it('answers current instants at sessions in random order from a block of that date alone, as the query does', async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const sessions = sessionsBetween('2019-01-02', '2020-12-31');
+    let seed = 20_200_316;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    let answered = 0;
+    for (let i = 0; i < 16; i++) {
+      const session = sessions[Math.floor(random() * sessions.length)]!;
+      const whole = { underlying: i % 2 === 0 ? 'SPY' : 'SPX' };
+      // The chain's nearest expirations at that session, as the query lists them.
+      const dates = [
+        ...new Set(
+          recordsOf(
+            { kind: 'dated', session },
+            rowSource(await scopeRows(reader.sql, { kind: 'dated', session }, whole)),
+          ).map((record) => record.expirationDate),
+        ),
+      ].sort();
+      const expiration = dates[Math.floor(random() * Math.min(4, dates.length))]!;
+      const scope = { ...whole, expiration };
+      for (const asOf of [
+        currentAsOf('live', etWallToSeconds(session, '15:45')),
+        currentAsOf('live', etWallToSeconds(session, '09:00')),
+        currentAsOf('live', etWallToSeconds(session, '16:10')),
+        currentAsOf('eod', etWallToSeconds(session, '18:00')),
+      ]) {
+        const label = `${session} ${JSON.stringify(asOf)} ${JSON.stringify(scope)}`;
+        const ahead = await readAheadRows(reader.sql, cache, asOf, scope);
+        if (ahead === undefined) continue;
+        answered++;
+        expect(recordsOf(asOf, ahead), label).toEqual(
+          recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))),
+        );
+      }
+    }
+    // Random sessions never make a loop: these came from the one-expiration blocks.
+    expect(answered).toBeGreaterThan(40);
+  }, 240_000);
 });
