@@ -640,14 +640,10 @@ function withEmpty(
   empty: ReadonlySet<string>,
 ): (Float64Array | (string | null)[])[] {
   if (empty.size === 0) return [...columns];
-  const rows = columns[0]!.length;
+  // One NaN column serves every empty one (rows are only ever moved within a column, NaN over NaN).
+  const none = new Float64Array(columns[0]!.length).fill(Number.NaN);
   let read = 1;
-  return [
-    columns[0]!,
-    ...quoteReads().map(([column]) =>
-      empty.has(column) ? new Float64Array(rows).fill(Number.NaN) : columns[read++]!,
-    ),
-  ];
+  return [columns[0]!, ...quoteReads().map(([column]) => (empty.has(column) ? none : columns[read++]!))];
 }
 
 /**
@@ -785,14 +781,24 @@ async function loadBlock(
     interest,
     carriedQuotes: carried?.quoteSearched,
     carriedInterest: carried?.interestSearched,
-    // Sixteen numbers and a row index a row, three numbers an open interest row, the per-contract offsets.
+    // The quote columns (an empty one shares its NaN column with the others), a row index a row, three
+    // numbers an open interest row, the per-contract offsets.
     bytes:
-      rows * (QUOTE_COLUMNS.length * 8 + 4) +
+      distinctBytes(Object.values(quotes)) +
+      rows * 4 +
       interest.settledDay.length * 24 +
       interest.offsets.byteLength * 2 +
       offsets.byteLength +
       known.bytes,
   };
+}
+
+/** The bytes of the buffers under `arrays`, each counted once however many views share it. */
+function distinctBytes(arrays: readonly Float64Array[]): number {
+  const buffers = new Set(arrays.map((array) => array.buffer));
+  let bytes = 0;
+  for (const buffer of buffers) bytes += buffer.byteLength;
+  return bytes;
 }
 
 /** What a loop's block carries from before its first session (see `carriedRows`). */
