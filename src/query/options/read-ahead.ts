@@ -1335,13 +1335,7 @@ function currentRows(
   const firstDay = dayNumberOfIso(block.first);
   const interestFloorDay = dayNumberOfIso(previousSession(block.first));
   // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
-  let low = 0;
-  let high = expirations.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (expirations[middle]! < session) low = middle + 1;
-    else high = middle;
-  }
+  const low = firstNot(0, expirations.length, (i) => expirations[i]! < session);
   const rows: number[] = [];
   // One contract (`only`): the same walk over a one-element suffix, empty when it expired before. One
   // expiration: its contracts only, a run of the suffix (a minute loop over a 0DTE chain asks one date of

@@ -18,6 +18,7 @@ import {
   type ContractTable,
   contractKeySql,
   contractTable,
+  indexOfContract,
   nullable,
   QUOTE_COLUMNS,
 } from './read-ahead.js';
@@ -158,18 +159,9 @@ function contractLookup(
   keys: Float64Array | readonly (string | null)[],
 ): (row: number) => number {
   if (keys instanceof Float64Array) return (row) => table.keys!.get(keys[row]!) ?? -1;
-  const symbols = table.symbols;
   return (row) => {
     const symbol = keys[row];
-    if (symbol === null || symbol === undefined) return -1;
-    let low = 0;
-    let high = symbols.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (symbols[middle]! < symbol) low = middle + 1;
-      else high = middle;
-    }
-    return symbols[low] === symbol ? low : -1;
+    return symbol === null || symbol === undefined ? -1 : indexOfContract(table, symbol);
   };
 }
 
