@@ -5,9 +5,10 @@ import SlowestFirstSequencer from './test/helpers/slowest-first.js';
 /**
  * Test files that share their worker process with the files run before them (`isolate: false`): the
  * project's modules (DuckDB's binding among them) are loaded once per worker instead of once per file,
- * which was a third of these files' time. Only folders whose files leave no process state behind (no
- * `process.env` or time zone set, no fake timers, no mocks) and that pass run this way belong here; every
- * other file gets a fresh process.
+ * which was a third of these files' time. Only folders whose files leave no process state behind (a time
+ * zone, environment variable or fake timer a file sets is put back in its afterAll) belong here; every
+ * other file gets a fresh process: those that set the time zone for the whole file (docs, service), and
+ * those not yet run this way.
  */
 const SHARED_WORKER = [
   'test/ingest/**/*.test.ts',
@@ -17,6 +18,9 @@ const SHARED_WORKER = [
   'test/market-time/**/*.test.ts',
   'test/occ/**/*.test.ts',
   'test/pit/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/http/**/*.test.ts',
+  'test/client/**/*.test.ts',
 ];
 
 export default defineConfig({
