@@ -6,9 +6,8 @@ import SlowestFirstSequencer from './test/helpers/slowest-first.js';
  * Test files that share their worker process with the files run before them (`isolate: false`): the
  * project's modules (DuckDB's binding among them) are loaded once per worker instead of once per file,
  * which was a third of these files' time. Only folders whose files leave no process state behind (a time
- * zone, environment variable or fake timer a file sets is put back in its afterAll) belong here; every
- * other file gets a fresh process: those that set the time zone for the whole file (docs, service), and
- * those not yet run this way.
+ * zone is set through `pinTimeZone`, an environment variable or fake timer is put back in the file's
+ * afterAll) belong here; every other file gets a fresh process.
  */
 const SHARED_WORKER = [
   'test/ingest/**/*.test.ts',
@@ -21,6 +20,8 @@ const SHARED_WORKER = [
   'test/store/**/*.test.ts',
   'test/http/**/*.test.ts',
   'test/client/**/*.test.ts',
+  'test/service/**/*.test.ts',
+  'test/docs/**/*.test.ts',
 ];
 
 export default defineConfig({
