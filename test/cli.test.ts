@@ -1,6 +1,7 @@
 /**
  * The CLI as users run it (`node dist/cli/bin.js …` after `npm ci`): ingest refusing bad rows without
- * touching the store, --skip-invalid with its rejects file, info, export and --help on every command.
+ * touching the store, --skip-invalid with its rejects file, info and --help on every command (export and
+ * its ingest back: test/store/round-trip.test.ts).
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -124,7 +125,7 @@ describe('pitchain ingest', () => {
   });
 });
 
-describe('pitchain info and export', () => {
+describe('pitchain info, serve and --help', () => {
   it('prints the data version first, then tables, underlyings, sessions and provenance', async () => {
     const result = await cli('info', '--store', path.join(REPO_ROOT, 'data/sample'));
     expect(result.code).toBe(0);
@@ -137,31 +138,6 @@ describe('pitchain info and export', () => {
     expect(result.stdout).toContain('option quotes are not real');
     const none = await cli('info', '--store', dir);
     expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/is not a pitchain store/)]);
-  });
-
-  it('exports a slice that ingests back to the same rows', async () => {
-    const file = path.join(dir, 'slice.parquet');
-    const exported = await cli(
-      'export',
-      '--store',
-      path.join(REPO_ROOT, 'data/sample'),
-      '--table',
-      'option_quotes',
-      '--underlying',
-      'AAPL',
-      '--from',
-      '2020-08-27',
-      '--to',
-      '2020-09-01',
-      file,
-    );
-    expect(exported.code, exported.stderr).toBe(0);
-    const rows = Number(/^(\d+) rows/.exec(exported.stdout)![1]);
-    expect(rows).toBeGreaterThan(100);
-    const store = path.join(dir, 'copy');
-    const ingested = await cli('ingest', '--store', store, '--format', 'parquet', file);
-    expect(ingested.code, ingested.stderr).toBe(0);
-    expect(ingested.stdout).toMatch(new RegExp(`^option_quotes +${rows}$`, 'm'));
   });
 
   it('prints --help through the bin, and serve refuses a bad port or clock as a usage error', async () => {

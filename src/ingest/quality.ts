@@ -40,7 +40,14 @@ export async function measureQuality(
   const quotes = q(tables.option_quotes);
   const oi = q(tables.open_interest);
   const [row] = await sql.all<Record<string, number | bigint | null>>(
-    `WITH t AS (
+    // Missing open interest is one hash anti-join of the quote rows against (contract, ET date) pairs; the
+    // time zone is applied once per distinct publication instant, not once per row (a correlated NOT
+    // EXISTS with the cast per row took 18 s on the sample store).
+    `WITH published AS (
+       SELECT published_at, CAST(timezone(${quoteLiteral(MARKET_ZONE)}, published_at) AS DATE) AS day
+       FROM (SELECT DISTINCT published_at FROM ${oi})),
+     oi_dates AS (SELECT option_symbol, day FROM ${oi} JOIN published USING (published_at)),
+     t AS (
        SELECT option_symbol, session_date, coalesce(bid, 0) AS bid, coalesce(ask, 0) AS ask,
               bid_size, ask_size, underlying_price,
               lag(bid) OVER w AS p_bid, lag(ask) OVER w AS p_ask, lag(bid_size) OVER w AS p_bid_size,
@@ -55,9 +62,8 @@ export async function measureQuality(
        count(*) FILTER (WHERE bid > 0 AND ask > 0 AND bid = p_bid AND ask = p_ask
                           AND bid_size IS NOT DISTINCT FROM p_bid_size AND ask_size IS NOT DISTINCT FROM p_ask_size
                           AND underlying_price <> p_underlying) AS stale,
-       (SELECT count(*) FROM (SELECT DISTINCT option_symbol, session_date FROM ${quotes}) k
-        WHERE NOT EXISTS (SELECT 1 FROM ${oi} o WHERE o.option_symbol = k.option_symbol
-                            AND CAST(timezone(${quoteLiteral(MARKET_ZONE)}, o.published_at) AS DATE) = k.session_date)
+       (SELECT count(*) FROM (SELECT DISTINCT option_symbol, session_date FROM ${quotes} k
+                              ANTI JOIN oi_dates o ON o.option_symbol = k.option_symbol AND o.day = k.session_date)
        ) AS missing_oi
      FROM t`,
   );

@@ -20,9 +20,10 @@ import { ENDPOINTS } from '../../src/query/endpoints/index.js';
 import { OPTION_COLUMNS } from '../../src/query/options/columns.js';
 import { paramNames, paramShapes } from '../../src/query/params.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 
 // Far from New York: nothing on the pages may depend on the host's zone.
-process.env.TZ = 'Australia/Lord_Howe';
+pinTimeZone('Australia/Lord_Howe');
 
 let pages: Map<string, string>;
 beforeAll(async () => {

@@ -16,8 +16,9 @@ import { OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { parsePolicy } from '../../src/pit/policy.js';
 import { parseMode } from '../../src/service/modes.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 
-process.env.TZ = 'Asia/Kolkata';
+pinTimeZone('Asia/Kolkata');
 
 const PAGE = readFileSync(`${REPO_ROOT}docs/point-in-time.md`, 'utf8');
 const SVG = readFileSync(`${REPO_ROOT}docs/point-in-time.svg`, 'utf8');

@@ -7,8 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageFiles } from '../../src/ingest/ingest.js';
+import { measureQuality, measureStoredQuality } from '../../src/ingest/quality.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SqlSession } from '../../src/store/sql.js';
+import { StoreReader } from '../../src/store/store.js';
 import { ensureBuilt, runCli } from '../helpers/build.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -66,6 +68,43 @@ describe('the data-quality summary', () => {
     }
   });
 
+  it('counts a contract on a session as missing open interest unless a figure was published that ET date', async () => {
+    const sql = await SqlSession.open();
+    try {
+      // Only the columns the summary reads. Two-sided, distinct quotes, so no other count is touched.
+      await sql.run(
+        `CREATE TABLE q (option_symbol VARCHAR, session_date DATE, quote_time TIMESTAMPTZ, bid DECIMAL(12,2),
+           ask DECIMAL(12,2), bid_size INTEGER, ask_size INTEGER, underlying_price DECIMAL(14,4));
+         CREATE TABLE oi (option_symbol VARCHAR, published_at TIMESTAMPTZ);
+         INSERT INTO q VALUES
+           ('A', '2024-03-11', '2024-03-11 14:00:00+00', 1.0, 1.1, 1, 1, 100),
+           ('A', '2024-03-11', '2024-03-11 15:00:00+00', 1.2, 1.3, 1, 1, 101),
+           ('B', '2024-03-11', '2024-03-11 14:00:00+00', 1.0, 1.1, 1, 1, 100),
+           ('C', '2024-03-08', '2024-03-08 21:00:00+00', 1.0, 1.1, 1, 1, 100),
+           ('C', '2024-03-11', '2024-03-11 20:00:00+00', 1.2, 1.3, 1, 1, 101),
+           ('D', '2024-03-11', '2024-03-11 20:00:00+00', 1.0, 1.1, 1, 1, 100);
+         INSERT INTO oi VALUES
+           -- 00:30 EDT on the 11th (the 11th in UTC too): A has its figure, for both snapshots.
+           ('A', '2024-03-11 04:30:00+00'),
+           -- 23:30 EDT on the 10th, though the 11th in UTC: B has none for the 11th.
+           ('B', '2024-03-11 03:30:00+00'),
+           -- C's figure is of the 8th only (09:30 EST); D's comes from another contract's row only.
+           ('C', '2024-03-08 14:30:00+00'),
+           ('E', '2024-03-11 13:30:00+00');`,
+      );
+      const quality = await measureQuality(
+        sql,
+        { option_quotes: 'q', open_interest: 'oi', contracts: 'x', stock_bars: 'x', splits: 'x' },
+        { rows: 6, sessions: 2 },
+      );
+      // B on the 11th, C on the 11th and D on the 11th: three (contract, session) pairs, not four rows.
+      expect(quality).toMatchObject({ contracts: 4, zero: 0, oneSided: 0, crossed: 0, stale: 0 });
+      expect(quality.missingOpenInterest).toBe(3);
+    } finally {
+      sql.close();
+    }
+  });
+
   describe('pitchain ingest and info', () => {
     const cli = (...args: string[]) => runCli(args, { timeoutMs: 120_000 });
     beforeAll(ensureBuilt, 180_000);
@@ -83,6 +122,13 @@ describe('the data-quality summary', () => {
       );
       const manifest = await readManifest(store);
       expect(manifest!.provenance[0]!.quality).toEqual(EXPECTED);
+      // Measured again from the store's rows (as info does for a source that recorded none): the same counts.
+      const reader = await StoreReader.open(store, { threads: 1 });
+      try {
+        expect(await measureStoredQuality(reader.sql)).toEqual({ ...EXPECTED, greeksUnits: null });
+      } finally {
+        reader.close();
+      }
       const info = await cli('info', '--store', store);
       expect(info.code, info.stderr).toBe(0);
       expect(info.stdout).toContain(`data quality (per source, as its ingest measured it):\n${table}\n`);

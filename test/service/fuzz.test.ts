@@ -15,9 +15,10 @@ import { openStore, type Store } from '../../src/index.js';
 import type { RequestOptions } from '../../src/service/service.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { testSize } from '../helpers/size.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 import { hostile, requestTarget, shapeProblem } from './helpers/hostile.js';
 
-process.env.TZ = 'Pacific/Auckland';
+pinTimeZone('Pacific/Auckland');
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? testSize(50_000, 5_000));
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20_200_316);

@@ -10,8 +10,9 @@ import { openStore, type Store } from '../../src/index.js';
 import { fixedClock } from '../../src/market-time/index.js';
 import { booleanParam, dayParam, parseParams } from '../../src/query/params.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 
-process.env.TZ = 'Asia/Tokyo';
+pinTimeZone('Asia/Tokyo');
 const NOW = '2020-03-20T15:45:00-04:00';
 
 let store: Store;

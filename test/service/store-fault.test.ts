@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import { storeInternals } from '../../src/library/store.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 
-process.env.TZ = 'Europe/Berlin';
+pinTimeZone('Europe/Berlin');
 const NOW = '2020-03-20T15:45:00-04:00';
 const TOKEN = 'fault-token';
 

@@ -9,18 +9,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { readManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
 import { GARBAGE_GRACE_MS, WriteTransaction } from '../../src/store/writer.js';
+import { pinTimeZone } from '../helpers/time-zone.js';
 import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 
 const T0 = Date.parse('2026-03-02T15:00:00Z');
-const zone = process.env['TZ'];
+pinTimeZone('America/New_York');
 beforeAll(() => {
-  process.env['TZ'] = 'America/New_York';
   vi.useFakeTimers({ toFake: ['Date'], now: T0 });
 });
 afterAll(() => {
   vi.useRealTimers();
-  if (zone === undefined) delete process.env['TZ'];
-  else process.env['TZ'] = zone;
 });
 
 const dirs: string[] = [];

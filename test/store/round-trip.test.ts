@@ -35,17 +35,20 @@ describe('pitchain export, then ingest --format parquet', () => {
         const store = path.join(dir, `store-${table}`);
         const out = await pitchain('export', '--store', SAMPLE, '--table', table, ...slice, exported);
         const ingested = await pitchain('ingest', '--store', store, '--format', 'parquet', exported);
-        return { table, exported, store, runs: [out, ingested] };
+        return { table, exported, store, out, ingested };
       }),
     );
-    for (const { table, exported, store, runs } of results) {
-      for (const run of runs) expect([table, run.code, run.stderr]).toEqual([table, 0, '']);
+    for (const { table, exported, store, out, ingested } of results) {
+      for (const run of [out, ingested]) expect([table, run.code, run.stderr]).toEqual([table, 0, '']);
       const reader = await StoreReader.open(store, { threads: 1 });
       try {
         const rows = await reader.sql.value<number>('SELECT count(*) FROM read_parquet($file)', {
           file: exported,
         });
         expect([table, rows > 0]).toEqual([table, true]);
+        // Each command says how many rows it moved: the export its total, the ingest one line per table.
+        expect([table, /^(\d+) rows/.exec(out.stdout)?.[1]]).toEqual([table, String(rows)]);
+        expect(ingested.stdout).toMatch(new RegExp(`^${table} +${rows}$`, 'm'));
         // The new store holds the slice and nothing else: the table and the file agree row for row.
         const differ = await reader.sql.value<number>(
           `SELECT count(*) FROM (
