@@ -848,7 +848,10 @@ async function carriedRows(
   for (let id = 0; id < count; id++) {
     const firstTraded = known.firstTradedDay[id]!;
     const needsQuote = firstTraded < firstDay && !quoted[id];
-    const needsInterest = firstTraded < oiFirstDay && !settled[id];
+    // Open interest may be settled the session before a contract's first traded session (a vendor that
+    // files each session's open interest as of the session before, as Lean's universes do): a contract
+    // traded before the block may have some settled before the block's open interest starts.
+    const needsInterest = firstTraded < firstDay && !settled[id];
     if (!needsQuote && !needsInterest) continue;
     quoteSearched[id] = 1;
     interestSearched[id] = 1;
@@ -883,7 +886,9 @@ async function carriedRows(
     { ...params, before },
   );
   const oiBefore = previousSession(oiFirst);
-  const interestSource = await sql.from('open_interest', underlying, { first: from, last: oiBefore });
+  // From the session before the earliest first traded session (see needsInterest above).
+  const oiFrom = previousSession(from);
+  const interestSource = await sql.from('open_interest', underlying, { first: oiFrom, last: oiBefore });
   const interestRead = await sql.typedColumns(
     `SELECT ${interestColumnsSql(known)}
      FROM ${interestSource} o
@@ -891,7 +896,7 @@ async function carriedRows(
        AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
        AND o.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
      QUALIFY row_number() OVER (PARTITION BY o.option_symbol ORDER BY o.settled_session DESC) = 1`,
-    { ...params, before: oiBefore },
+    { ...params, from: oiFrom, before: oiBefore },
   );
   return {
     quotes: concatenated([quotesHeld, numbered(quoteRead.columns, known, QUOTE_COLUMNS)], QUOTE_COLUMNS),
@@ -1362,9 +1367,10 @@ function currentRows(
       if (firstTraded < firstDay && !block.carriedQuotes?.[id]) return undefined;
       continue;
     }
-    // Open interest settled before the block may be the latest published: only the query knows.
+    // Open interest settled before the block may be the latest published: only the query knows. (It may
+    // be settled as early as the session before the contract's first traded session: see `carriedRows`.)
     if (
-      firstTraded < interestFloorDay &&
+      firstTraded < firstDay &&
       !interestPublishedBy(block.interest, id, cutoff) &&
       !(block.carriedInterest?.[id] && !interestBefore(block.interest, id, interestFloorDay))
     ) {
