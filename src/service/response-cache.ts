@@ -1,7 +1,8 @@
 /**
  * The response cache (semantics §5): live and delayed answers keyed by endpoint, path and the endpoint's
  * parsed parameters, with the snapshot instant they hold. `mode=cached` reads it; a repeated live request
- * at the same cutoff is served from it (203). It is bounded in bytes (least recently used first out) and
+ * at the same cutoff is served from it (203). Dated answers are kept in it too, under keys of their own
+ * (`Api.evaluate`): a repeat is the same 200. It is bounded in bytes (least recently used first out) and
  * belongs to one data version: when the store moves on, every entry is dropped.
  */
 

@@ -248,15 +248,20 @@ export class Api {
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
     const cutoff = asOf.kind === 'current' ? asOf.cutoffSeconds : undefined;
     const live = resolved === 'live' || resolved === 'delayed';
-    // Only `mode=cached` and a current live or delayed answer use the cache: no other request is keyed
-    // (the key parses the parameters once more).
+    // `mode=cached` and a current live or delayed answer use the cache (semantics §5); so does a dated
+    // answer, which no instant changes within a data version, kept apart by its session (a relative `date`
+    // keeps its raw text in the key) so that `mode=cached` never finds it. No other request is keyed (the
+    // key parses the parameters once more).
+    const dated = asOf.kind === 'dated' ? asOf.session : undefined;
     const key =
-      resolved === 'cached' || (cutoff !== undefined && live)
+      resolved === 'cached' || (cutoff !== undefined && live) || dated !== undefined
         ? ResponseCache.key(endpoint, pathParams, endpointQuery, nowSeconds)
         : undefined;
     // Computed Greeks make another answer than the vendor's: they are kept apart.
     const cacheKey =
-      key === undefined ? undefined : `${key}${greeks === 'computed' ? '|greeks=computed' : ''}`;
+      key === undefined
+        ? undefined
+        : `${key}${dated === undefined ? '' : `|dated=${dated}`}${greeks === 'computed' ? '|greeks=computed' : ''}`;
     const done = (
       status: Evaluation['status'],
       result: EndpointResult | undefined,
@@ -279,13 +284,15 @@ export class Api {
       return fresh ? done(203, entry.answer, true, true) : done(204, undefined);
     }
     const entry = cacheKey === undefined ? undefined : this.cache.get(cacheKey);
+    // A dated answer kept is the answer itself, as computed (200); a live one at the same cutoff is a 203.
+    if (entry !== undefined && dated !== undefined) return done(200, entry.answer, false, true);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer, false, true);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
-    if (result.kind === 'ok' && cutoff !== undefined && cacheKey !== undefined) {
+    if (result.kind === 'ok' && cacheKey !== undefined && (cutoff !== undefined || dated !== undefined)) {
       this.cache.set(cacheKey, {
         answer: result,
-        snapshotSeconds: result.dataAsOfSeconds ?? cutoff,
-        cutoffSeconds: cutoff,
+        snapshotSeconds: result.dataAsOfSeconds ?? cutoff ?? 0,
+        cutoffSeconds: cutoff ?? Number.NaN,
       });
       return done(200, result, false, true);
     }

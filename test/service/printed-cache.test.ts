@@ -93,4 +93,31 @@ describe('printed bodies in the response cache', () => {
       store.close();
     }
   });
+
+  it('keeps a dated answer: a repeat is the same 200, never a 203, and mode=cached never finds it', async () => {
+    const store = await openStore('data/sample', { now: NOW, threads: 1 });
+    try {
+      const dated = '/v1/options/chain/SPY/?date=2020-03-13&dte=30&side=put&strikeLimit=6';
+      const first = await ask(store, dated);
+      expect(first.status).toBe(200);
+      const kept = storeInternals(store).api.responseCache.size;
+      expect(kept).toBe(1);
+      for (const form of ['', '&format=csv', '']) {
+        const again = await ask(store, `${dated}${form}`);
+        expect(again).toEqual(await ask(printing, `${dated}${form}`));
+        expect(again.status).toBe(200);
+      }
+      expect(storeInternals(store).api.responseCache.size).toBe(kept);
+      // Another session is another answer.
+      const other = await ask(store, dated.replace('2020-03-13', '2020-03-12'));
+      expect(other.body).not.toBe(first.body);
+      expect(other).toEqual(await ask(printing, dated.replace('2020-03-13', '2020-03-12')));
+      // The same parameters without the date ask the live cache, which holds no live answer yet.
+      expect(
+        (await ask(store, '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=6&mode=cached')).status,
+      ).toBe(204);
+    } finally {
+      store.close();
+    }
+  });
 });
