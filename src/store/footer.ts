@@ -15,7 +15,7 @@ export function footerProblem(file: string): string | undefined {
   const read = footerBytes(file);
   if (typeof read === 'string') return read;
   try {
-    return skipStruct(read, 0, 0) === read.length ? undefined : 'footer does not decode';
+    return readStruct(read, 0, 0, skip) === read.length ? undefined : 'footer does not decode';
   } catch {
     return 'footer does not decode';
   }
@@ -37,12 +37,12 @@ export function allNullColumns(file: string): ReadonlySet<string> {
     // path_in_schema (3), num_values (5), statistics (12) → Statistics.null_count (3).
     readStruct(read, 0, 0, (id, type, at) => {
       if (id !== 4 || type !== LIST) return undefined;
-      return readList(read, at, (element, position) =>
+      return readList(read, at, 1, (element, position) =>
         element !== STRUCT
           ? undefined
           : readStruct(read, position, 1, (groupField, groupType, groupAt) => {
               if (groupField !== 1 || groupType !== LIST) return undefined;
-              return readList(read, groupAt, (chunkType, chunkAt) =>
+              return readList(read, groupAt, 2, (chunkType, chunkAt) =>
                 chunkType !== STRUCT
                   ? undefined
                   : readStruct(read, chunkAt, 2, (chunkField, metaType, metaAt) => {
@@ -103,7 +103,7 @@ function readColumnMeta(
   return readStruct(bytes, at, 3, (id, type, position) => {
     if (id === 3 && type === LIST) {
       let first = true;
-      return readList(bytes, position, (element, elementAt) => {
+      return readList(bytes, position, 4, (element, elementAt) => {
         if (element !== 8) return undefined;
         const [length, after] = readVarint(bytes, elementAt);
         if (first) out.name = bytes.toString('utf8', after, after + length);
@@ -159,22 +159,25 @@ function readStruct(
   }
 }
 
-/** Walks a Thrift compact list from `at`, handing each element's type and position to `element` (as `readStruct`). */
+/** Walks a Thrift compact list (or set) from `at`, handing each element's type and position to `element` (as `readStruct`). */
 function readList(
   bytes: Buffer,
   at: number,
+  depth: number,
   element: (type: number, at: number) => number | undefined,
 ): number {
+  if (depth > MAX_DEPTH) throw new Error('too deep');
   const header = byteAt(bytes, at);
   let position = at + 1;
   let count = header >> 4;
   if (count === 15) [count, position] = readVarint(bytes, position);
   const type = header & 0x0f;
   for (let i = 0; i < count; i++) {
+    // A boolean element is one byte.
     position =
       type === 1 || type === 2
         ? position + 1
-        : (element(type, position) ?? skipValue(bytes, position, type, 1));
+        : (element(type, position) ?? skipValue(bytes, position, type, depth + 1));
   }
   return position;
 }
@@ -182,18 +185,8 @@ function readList(
 /** Nested structs, lists and maps deeper than this are not a Parquet footer. */
 const MAX_DEPTH = 64;
 
-/** Walks a Thrift compact struct from `at`; returns where it ends (throws past the end). */
-function skipStruct(bytes: Buffer, at: number, depth: number): number {
-  if (depth > MAX_DEPTH) throw new Error('too deep');
-  let position = at;
-  for (;;) {
-    const header = byteAt(bytes, position++);
-    const type = header & 0x0f;
-    if (type === 0) return position; // STOP
-    if (header >> 4 === 0) position = skipVarint(bytes, position); // the field id, in full
-    position = skipValue(bytes, position, type, depth);
-  }
-}
+/** A field or element handler of `readStruct`/`readList` that reads nothing: every value is walked over. */
+const skip = () => undefined;
 
 /** Walks one value of compact type `type` from `at`. */
 function skipValue(bytes: Buffer, at: number, type: number, depth: number): number {
@@ -218,20 +211,8 @@ function skipValue(bytes: Buffer, at: number, type: number, depth: number): numb
       return after + length;
     }
     case 9: // list
-    case 10: {
-      // set
-      const header = byteAt(bytes, at);
-      let position = at + 1;
-      let count = header >> 4;
-      if (count === 15) [count, position] = readVarint(bytes, position);
-      const element = header & 0x0f;
-      for (let i = 0; i < count; i++) {
-        // A boolean element is one byte.
-        position =
-          element === 1 || element === 2 ? position + 1 : skipValue(bytes, position, element, depth + 1);
-      }
-      return position;
-    }
+    case 10: // set
+      return readList(bytes, at, depth + 1, skip);
     case 11: {
       // map
       const [count, after] = readVarint(bytes, at);
@@ -245,7 +226,7 @@ function skipValue(bytes: Buffer, at: number, type: number, depth: number): numb
       return position;
     }
     case 12:
-      return skipStruct(bytes, at, depth + 1);
+      return readStruct(bytes, at, depth + 1, skip);
     default:
       throw new Error(`type ${type}`);
   }
