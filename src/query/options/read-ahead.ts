@@ -330,14 +330,13 @@ function blockSpan(most: number, fit: number): { lookback: number; ahead: number
 
 /** A contract's number in a block (contracts are in symbol order), or -1. */
 function contractIndex(contracts: readonly Contract[], optionSymbol: string): number {
-  let low = 0;
-  let high = contracts.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (contracts[middle]!.option_symbol < optionSymbol) low = middle + 1;
-    else high = middle;
-  }
-  return contracts[low]?.option_symbol === optionSymbol ? low : -1;
+  return indexInOrder(contracts.length, (i) => contracts[i]!.option_symbol, optionSymbol);
+}
+
+/** The index of `symbol` among `count` symbols in ascending order, each read by `at`, or -1. */
+function indexInOrder(count: number, at: (index: number) => string, symbol: string): number {
+  const low = firstNot(0, count, (i) => at(i) < symbol);
+  return low < count && at(low) === symbol ? low : -1;
 }
 
 /** The rows an underlying has on one session: how dense its blocks are. */
@@ -430,14 +429,7 @@ export const CONTRACT_FLAGS = {
 /** Contract `symbol`'s index in the table (its symbols are sorted), or -1. */
 export function indexOfContract(table: ContractTable, symbol: string): number {
   const { symbols } = table;
-  let low = 0;
-  let high = symbols.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (symbols[middle]! < symbol) low = middle + 1;
-    else high = middle;
-  }
-  return symbols[low] === symbol ? low : -1;
+  return indexInOrder(symbols.length, (i) => symbols[i]!, symbol);
 }
 
 /** The underlying's contract table, from the session cache or read. */
@@ -620,7 +612,7 @@ const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, r
 };
 
 /** The reads of `QUOTE_COLUMNS` after the contract, in their order. */
-const quoteReads = () => QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
+const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
 
 /**
  * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash; but
@@ -630,7 +622,7 @@ const quoteReads = () => QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name a
 function quoteColumnsSql(known: ScopeContracts, empty: ReadonlySet<string> = new Set()): string {
   return [
     contractKeySql('q', known.keys),
-    ...quoteReads().flatMap(([column, sql]) => (empty.has(column) ? [] : [sql])),
+    ...QUOTE_READ_ORDER.flatMap(([column, sql]) => (empty.has(column) ? [] : [sql])),
   ].join(', ');
 }
 
@@ -643,7 +635,7 @@ function withEmpty(
   // One NaN column serves every empty one (rows are only ever moved within a column, NaN over NaN).
   const none = new Float64Array(columns[0]!.length).fill(Number.NaN);
   let read = 1;
-  return [columns[0]!, ...quoteReads().map(([column]) => (empty.has(column) ? none : columns[read++]!))];
+  return [columns[0]!, ...QUOTE_READ_ORDER.map(([column]) => (empty.has(column) ? none : columns[read++]!))];
 }
 
 /**
