@@ -123,26 +123,19 @@ function scopeFilters(scope: Scope): ScopeFilters {
     };
   }
   const params: Record<string, SqlValue> = { underlying: scope.underlying };
-  if (scope.root !== undefined) params['root'] = scope.root;
-  if (scope.expiration === undefined) {
-    return {
-      contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}`,
-      quote: 'q.underlying = $underlying',
-      interest: 'o.underlying = $underlying',
-      params,
-    };
+  let contract = 'c.underlying = $underlying';
+  if (scope.root !== undefined) {
+    params['root'] = scope.root;
+    contract += ' AND c.root = $root';
   }
   // One expiration: its contracts only. The snapshots are not filtered by the symbol's date as well: any
   // such condition on the quotes (a substring, or ranges of each root's symbols) turned DuckDB's plan for
   // the windowed search 3-20 times slower on a one-minute store; the contracts decide through the joins.
-  params['expiration'] = scope.expiration;
-  return {
-    contract: `c.underlying = $underlying${scope.root === undefined ? '' : ' AND c.root = $root'}
-      AND c.expiration = CAST($expiration AS DATE)`,
-    quote: 'q.underlying = $underlying',
-    interest: 'o.underlying = $underlying',
-    params,
-  };
+  if (scope.expiration !== undefined) {
+    params['expiration'] = scope.expiration;
+    contract += ' AND c.expiration = CAST($expiration AS DATE)';
+  }
+  return { contract, quote: 'q.underlying = $underlying', interest: 'o.underlying = $underlying', params };
 }
 
 /** The dated answer of `sessions`: each contract's last snapshot of each, OI settled the session before. */
