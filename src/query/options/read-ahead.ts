@@ -217,7 +217,10 @@ export async function readAheadRows(
       // The session alone: a contract not quoted in it is carried from its latest snapshot before it
       // (`carriedRows`); an instant before a contract's first snapshot of the session goes to the query.
       const known = await loadContracts(sql, cache, scope, session, session);
-      return loadBlock(sql, scope, session, session, known, SLICE_ROWS);
+      return loadBlock(sql, scope, session, session, known, {
+        rowsPerSession: SLICE_ROWS,
+        sliceRows: SLICE_ROWS,
+      });
     },
     (block) => block.bytes,
   );
@@ -264,6 +267,8 @@ async function loopBlock(
   /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
   let density: number;
   let span: { lookback: number; ahead: number };
+  /** Rows one query of the block reads. */
+  let sliceRows = SLICE_ROWS;
   if (
     announced.from !== undefined &&
     announced.to !== undefined &&
@@ -276,6 +281,9 @@ async function loopBlock(
     density = rows;
     const left = sessionCount(session, announced.to);
     span = blockSpan(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows)));
+    // In one query: slices cost a statement each and re-read the row groups they share, and an
+    // announced block is read once.
+    sliceRows = ANNOUNCED_ROW_BUDGET;
   } else if (state.forward < LOOP_STEPS) {
     // Random requests go forward now and then; a loop goes forward every time. Until it has, each request
     // is answered on its own (a dated one from its session's rows).
@@ -304,7 +312,7 @@ async function loopBlock(
     last = next;
   }
   const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
-    loadBlock(sql, scope, first, last, contracts, density, block),
+    loadBlock(sql, scope, first, last, contracts, { rowsPerSession: density, sliceRows, previous: block }),
   );
   state.block = pending;
   pending.catch(() => {
@@ -685,12 +693,12 @@ async function loadBlock(
   first: string,
   last: string,
   known: ScopeContracts,
-  rowsPerSession?: number,
-  previous?: Block,
+  loop?: BlockReading,
 ): Promise<Block> {
+  const rowsPerSession = loop?.rowsPerSession;
   const { contracts, byExpiration, expirations } = known;
   const underlying = { underlying: scope.underlying };
-  const slices = sessionSlices(first, last, rowsPerSession);
+  const slices = sessionSlices(first, last, rowsPerSession, loop?.sliceRows);
   // Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks).
   const empty = new Set(
     [...sql.emptyColumns('option_quotes', underlying, { first, last })].filter(
@@ -698,27 +706,23 @@ async function loadBlock(
     ),
   );
   const quoteParts: QuoteColumns[] = [];
+  const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
+  const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
   const symbols = (alias: string) => expirationSymbolsSql(alias, scope.expiration, known);
-  for (const slice of slices) {
+  for (const [i, slice] of slices.entries()) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
-    const read = await sql.typedColumns(
+    // Open interest settled from the session before the block's first.
+    const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
+    const interestSource = await sql.from('open_interest', underlying, oiSlice);
+    const quoteRead = sql.typedColumns(
       `SELECT ${quoteColumnsSql(known, empty)}
        FROM ${quoteSource} q
        WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
          ${symbols('q')}`,
       { underlying: scope.underlying, ...slice },
     );
-    // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
-    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), known, QUOTE_COLUMNS)));
-  }
-  let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
-  const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
-  const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
-  // Open interest settled from the session before the block's first.
-  for (const [i, slice] of slices.entries()) {
-    const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
-    const interestSource = await sql.from('open_interest', underlying, oiSlice);
-    const read = await sql.typedColumns(
+    // Asked at once: DuckDB scans the open interest while the quotes are handed over and numbered here.
+    const interestRead = sql.typedColumns(
       `SELECT ${interestColumnsSql(known)}
        FROM ${interestSource} o
        WHERE o.underlying = $underlying
@@ -726,14 +730,20 @@ async function loadBlock(
          ${symbols('o')}`,
       { underlying: scope.underlying, ...oiSlice },
     );
-    interestParts.push(numbered(read.columns, known, interestNames));
+    // The second read's failure is the first's to report when both fail, and never unhandled.
+    interestRead.catch(() => undefined);
+    const read = await quoteRead;
+    // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
+    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), known, QUOTE_COLUMNS)));
+    interestParts.push(numbered((await interestRead).columns, known, interestNames));
   }
+  let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
   // settled) on its first session, the contract's latest row before it: a current as-of answers with a
   // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
   let carried: Carried | undefined;
   if (rowsPerSession !== undefined) {
-    const read = await carriedRows(sql, scope, first, known, quotes, interestParts, previous);
+    const read = await carriedRows(sql, scope, first, known, quotes, interestParts, loop?.previous);
     if (read !== undefined) {
       carried = read;
       quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
@@ -974,20 +984,34 @@ function interestBefore(interest: InterestColumns, id: number, day: number): boo
   return start < interest.offsets[id + 1]! && interest.settledDay[start]! < day;
 }
 
-/** Rows a block reads in one query: a block of a year read at once peaked at twice the memory. */
+/**
+ * Rows a growing loop's block reads in one query: its blocks are read while the loop waits, and a block
+ * of a year read at once peaked at twice the memory.
+ */
 const SLICE_ROWS = 50_000;
 
+/** How a loop's block is read (a block of a random request has none of it). */
+type BlockReading = {
+  /** The scope's rows a session, about: the sessions one query reads. */
+  readonly rowsPerSession: number;
+  /** Rows one query reads. */
+  readonly sliceRows: number;
+  /** The loop's block before this one, whose rows may carry contracts into it (`carriedRows`). */
+  readonly previous?: Block | undefined;
+};
+
 /**
- * The block's sessions `first`…`last` in consecutive slices of about SLICE_ROWS rows at
+ * The block's sessions `first`…`last` in consecutive slices of about `sliceRows` rows at
  * `rowsPerSession`, each read by a query of its own (one slice when the density is not known).
  */
 function sessionSlices(
   first: string,
   last: string,
   rowsPerSession: number | undefined,
+  sliceRows = SLICE_ROWS,
 ): { first: string; last: string }[] {
   if (rowsPerSession === undefined) return [{ first, last }];
-  const size = Math.max(1, Math.floor(SLICE_ROWS / Math.max(1, rowsPerSession)));
+  const size = Math.max(1, Math.floor(sliceRows / Math.max(1, rowsPerSession)));
   const slices: { first: string; last: string }[] = [];
   let start: string | undefined = first;
   while (start !== undefined && start <= last) {
