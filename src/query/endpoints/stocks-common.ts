@@ -123,11 +123,30 @@ export async function latestSessions(
     minuteLimit: knowledge.cutoffSeconds - 60,
     count: options.count,
   };
-  const onlySession = options.session === undefined ? '' : 'AND session_date = CAST($session AS DATE)';
+  const onlySessionOf = (column: string) =>
+    options.session === undefined ? '' : `AND ${column} = CAST($session AS DATE)`;
+  const onlySession = onlySessionOf('session_date');
   if (options.session !== undefined) params['session'] = options.session;
   Object.assign(params, minuteBarsParams());
-  // Minute bars matter only for sessions after the symbol's latest known daily bar.
+  // Minute bars matter only for sessions after the symbol's latest known daily bar. That bound depends on
+  // the symbol, and the scan reads every minute bar under it; the earliest of the symbols' latest daily
+  // bars, found first, is a constant the scan skips row groups by.
+  params['minuteFloor'] =
+    (await sql.value<string | null>(
+      `SELECT CASE WHEN count(*) = count(last) THEN CAST(min(last) AS VARCHAR) END
+       FROM (SELECT req.symbol, max(b.session_date) AS last
+             FROM (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol) req
+             LEFT JOIN stock_bars b ON b.symbol = req.symbol AND b.resolution = 'D'
+               AND b.session_date <= CAST($lastClosed AS DATE) ${onlySessionOf('b.session_date')}
+             GROUP BY req.symbol)`,
+      {
+        symbols: params['symbols']!,
+        lastClosed: params['lastClosed']!,
+        ...(options.session === undefined ? {} : { session: options.session }),
+      },
+    )) ?? '0001-01-01';
   const minuteWhere = `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
+    AND session_date > CAST($minuteFloor AS DATE)
     AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
     ${onlySession}`;
   const rows = await sql.all<{
