@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   inSessionOrder,
+  inSymbolOrder,
   interestColumns,
   QUOTE_COLUMNS,
   type QuoteColumns,
@@ -86,5 +87,26 @@ describe('a block read in the files order', () => {
     expect(Array.from(interest.publishedAt)).toEqual([1000, 1100, 1050, 1200, 1100]);
     // Contract 1's publications go back (1100, then 1050): it is searched row by row, the others by halves.
     expect(Array.from(interest.rising)).toEqual([1, 0, 1, 1]);
+  });
+});
+
+describe('a contract table read in the files order', () => {
+  it('leaves symbols already in order as they are', () => {
+    const symbols = ['SPY190118C00250000', 'SPY190118P00250000', 'SPY190215C00250000'];
+    const columns: (Float64Array | (string | null)[])[] = [symbols, Float64Array.of(1, 2, 3)];
+    inSymbolOrder(columns);
+    expect(columns[0]).toBe(symbols);
+  });
+
+  it('sorts rows out of symbol order, every column moved with its symbol', () => {
+    const columns: (Float64Array | (string | null)[])[] = [
+      ['SPY190215C00250000', 'SPY190118C00250000', 'SPY190118P00250000'],
+      ['SPY', 'SPY', 'SPY7'],
+      Float64Array.of(3, 1, 2),
+    ];
+    inSymbolOrder(columns);
+    expect(columns[0]).toEqual(['SPY190118C00250000', 'SPY190118P00250000', 'SPY190215C00250000']);
+    expect(columns[1]).toEqual(['SPY', 'SPY7', 'SPY']);
+    expect(Array.from(columns[2] as Float64Array)).toEqual([1, 2, 3]);
   });
 });
