@@ -95,13 +95,10 @@ type Block = {
   readonly bytes: number;
 };
 
-/**
- * The contracts of a block: numbered in symbol order, with their order by expiration and an index from
- * symbol to number.
- */
+/** The contracts of a block: numbered in symbol order, with their order by expiration. */
 type ScopeContracts = {
+  /** In symbol order (a symbol's number is found by halves). */
   readonly contracts: readonly Contract[];
-  readonly ids: ReadonlyMap<string, number>;
   /**
    * The contracts' numbers by a 53-bit hash of their symbols, which DuckDB hands over as numbers (its
    * strings cost more to read than the rest of a session's columns); undefined when two contracts of the
@@ -566,12 +563,7 @@ async function loadContracts(
       first_traded: isoDateOfDay(table.firstTradedDay[i]!),
     };
   });
-  const ids = new Map(contracts.map((contract, id) => [contract.option_symbol, id]));
-  // By expiration, then symbol (a contract's number): day numbers compare far faster than dates' text.
-  const expirationDay = Float64Array.from(picked, (i) => table.expirationDay[i]!);
-  const byExpiration = Int32Array.from(contracts.keys()).sort(
-    (a, b) => expirationDay[a]! - expirationDay[b]! || a - b,
-  );
+  const byExpiration = byDay(Float64Array.from(picked, (i) => table.expirationDay[i]!));
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   // A row's hash names a contract of the table; its number in this block is its place among the picked.
   let keys: ContractKeys | undefined;
@@ -591,13 +583,32 @@ async function loadContracts(
   const firstTradedDay = Float64Array.from(picked, (i) => table.firstTradedDay[i]!);
   return {
     contracts,
-    ids,
     keys,
     byExpiration,
     expirations,
     firstTradedDay,
     bytes: contracts.length * CONTRACT_BYTES,
   };
+}
+
+/**
+ * The numbers 0…n-1 ordered by their days (`days[i]`, whole day numbers), numbers of one day in order: a
+ * counting sort, as a block's contracts (in symbol order) are put in expiration order.
+ */
+function byDay(days: Float64Array): Int32Array {
+  const order = new Int32Array(days.length);
+  if (days.length === 0) return order;
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const day of days) {
+    if (day < low) low = day;
+    if (day > high) high = day;
+  }
+  const starts = new Int32Array(high - low + 2);
+  for (const day of days) starts[day - low + 1]!++;
+  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
+  for (let i = 0; i < days.length; i++) order[starts[days[i]! - low]!++] = i;
+  return order;
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
@@ -1226,7 +1237,10 @@ function numbered<const N extends readonly string[]>(
           const next = after === undefined ? -1 : after + 1;
           return hashOf![next] === key ? next : keys!.get(key);
         }
-      : (i: number) => known.ids.get(symbols[i]!);
+      : (i: number) => {
+          const id = contractIndex(known.contracts, symbols[i]!);
+          return id === -1 ? undefined : id;
+        };
   // The hashes' own column takes the numbers (a row's is read before it is written over).
   const contract = symbols instanceof Float64Array ? symbols : new Float64Array(symbols.length);
   let lastKey: number | string | null | undefined;
