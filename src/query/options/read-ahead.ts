@@ -308,9 +308,11 @@ async function loopBlock(
     if (next === undefined) break; // the calendar's end
     last = next;
   }
-  const pending = loadContracts(sql, cache, scope, first, last).then((contracts) =>
-    loadBlock(sql, scope, first, last, contracts, { rowsPerSession: density, sliceRows, previous: block }),
-  );
+  const pending = loadBlock(sql, scope, first, last, loadContracts(sql, cache, scope, first, last), {
+    rowsPerSession: density,
+    sliceRows,
+    previous: block,
+  });
   state.block = pending;
   pending.catch(() => {
     if (state.block === pending) state.block = undefined;
@@ -651,13 +653,14 @@ const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, r
 const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
 
 /**
- * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol or its symbol's hash; but
+ * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol's hash (with `keys`) or as
+ * its symbol; but
  * for the store columns in `empty` (NULL in every file read), which are not read: `withEmpty` puts them
  * back as NaN. Each column costs about as much to hand over from DuckDB as to read.
  */
-function quoteColumnsSql(known: ScopeContracts, empty: ReadonlySet<string> = new Set()): string {
+function quoteColumnsSql(keys: object | undefined, empty: ReadonlySet<string> = new Set()): string {
   return [
-    contractKeySql('q', known.keys),
+    contractKeySql('q', keys),
     ...QUOTE_READ_ORDER.flatMap(([column, sql]) => (empty.has(column) ? [] : [sql])),
   ].join(', ');
 }
@@ -694,10 +697,10 @@ function expirationSymbolsSql(alias: string, expiration: string | undefined, kno
 }
 
 /** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
-function interestColumnsSql(known: ScopeContracts): string {
+function interestColumnsSql(keys: object | undefined): string {
   const double = asDouble;
   return [
-    contractKeySql('o', known.keys),
+    contractKeySql('o', keys),
     dayNumberSql('o.settled_session'),
     double('o.open_interest'),
     double('epoch_ms(o.published_at) / 1000'),
@@ -720,11 +723,18 @@ async function loadBlock(
   scope: Exclude<Scope, { optionSymbol: string }>,
   first: string,
   last: string,
-  known: ScopeContracts,
+  contractsOf: ScopeContracts | Promise<ScopeContracts>,
   loop?: BlockReading,
 ): Promise<Block> {
+  // A whole chain's reads need nothing of its contracts but whether rows are named by their symbols'
+  // hashes (they are unless two of the underlying's contracts share one): they start while the contracts
+  // are read and made. One expiration's reads bound its symbols by its contracts' roots: they wait.
+  const early = scope.expiration === undefined && contractsOf instanceof Promise;
+  if (early) contractsOf.catch(() => undefined); // failed below, when awaited
+  const ready = early ? undefined : await contractsOf;
+  // Before the contracts are read, rows are named by their hashes (any object says so).
+  const keys = ready === undefined ? {} : ready.keys;
   const rowsPerSession = loop?.rowsPerSession;
-  const { contracts, byExpiration, expirations } = known;
   const underlying = { underlying: scope.underlying };
   const slices = sessionSlices(first, last, rowsPerSession, loop?.sliceRows);
   // Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks).
@@ -736,14 +746,16 @@ async function loadBlock(
   const quoteParts: QuoteColumns[] = [];
   const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
   const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
-  const symbols = (alias: string) => expirationSymbolsSql(alias, scope.expiration, known);
+  const symbols = (alias: string) =>
+    ready === undefined ? '' : expirationSymbolsSql(alias, scope.expiration, ready);
+  let numbering: ScopeContracts | undefined = ready;
   for (const [i, slice] of slices.entries()) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
     // Open interest settled from the session before the block's first.
     const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
     const interestSource = await sql.from('open_interest', underlying, oiSlice);
     const quoteRead = sql.typedColumns(
-      `SELECT ${quoteColumnsSql(known, empty)}
+      `SELECT ${quoteColumnsSql(keys, empty)}
        FROM ${quoteSource} q
        WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
          ${symbols('q')}`,
@@ -751,7 +763,7 @@ async function loadBlock(
     );
     // Asked at once: DuckDB scans the open interest while the quotes are handed over and numbered here.
     const interestRead = sql.typedColumns(
-      `SELECT ${interestColumnsSql(known)}
+      `SELECT ${interestColumnsSql(keys)}
        FROM ${interestSource} o
        WHERE o.underlying = $underlying
          AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
@@ -761,10 +773,18 @@ async function loadBlock(
     // The second read's failure is the first's to report when both fail, and never unhandled.
     interestRead.catch(() => undefined);
     const read = await quoteRead;
+    numbering ??= await contractsOf;
+    if (numbering.keys === undefined && keys !== undefined) {
+      // Two of the underlying's contracts share a hash (never seen): read again, rows named by their symbols.
+      await interestRead.catch(() => undefined);
+      return loadBlock(sql, scope, first, last, numbering, loop);
+    }
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
-    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), known, QUOTE_COLUMNS)));
-    interestParts.push(numbered((await interestRead).columns, known, interestNames));
+    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), numbering, QUOTE_COLUMNS)));
+    interestParts.push(numbered((await interestRead).columns, numbering, interestNames));
   }
+  const known = numbering ?? (await contractsOf);
+  const { contracts, byExpiration, expirations } = known;
   let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
   // settled) on its first session, the contract's latest row before it: a current as-of answers with a
@@ -908,7 +928,7 @@ async function carriedRows(
   const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
   const quoteSource = await sql.from('option_quotes', underlying, { first: from, last: before });
   const quoteRead = await sql.typedColumns(
-    `SELECT ${quoteColumnsSql(known)}
+    `SELECT ${quoteColumnsSql(known.keys)}
      FROM ${quoteSource} q
      WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
        AND q.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
@@ -920,7 +940,7 @@ async function carriedRows(
   const oiFrom = previousSession(from);
   const interestSource = await sql.from('open_interest', underlying, { first: oiFrom, last: oiBefore });
   const interestRead = await sql.typedColumns(
-    `SELECT ${interestColumnsSql(known)}
+    `SELECT ${interestColumnsSql(known.keys)}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying
        AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
