@@ -9,6 +9,7 @@ import {
   stockCandles,
 } from '../../src/query/endpoints/stocks-candles.js';
 import type { AsOf } from '../../src/query/types.js';
+import { StoreCache } from '../../src/store/cache.js';
 import { sharedJson, withData } from '../helpers/shared-data.js';
 import {
   buildStore,
@@ -335,6 +336,20 @@ describe('symbols and the response shape', () => {
     expect(await ask('1', 'SPL', {}, et('2023-11-22', '09:30'))).toEqual(notFound);
     expect(await ask('1', 'SPL', {}, et('2023-11-22', '09:31'))).not.toEqual(notFound);
     expect(await ask('D', 'SPL', {}, et('2023-11-22', '09:31'))).not.toEqual(notFound);
+  });
+
+  it('keeps a symbol known from the instant it was found, and never before it', async () => {
+    // One store cache for every request, as a store's are: a later request is answered from what an
+    // earlier one found, and one before the symbol's first bar still is not.
+    const cache = new StoreCache(() => 'test');
+    const askShared = (symbol: string, now: number) =>
+      outcome(candles({ ...context(store.sql, { now, path: { resolution: '1', symbol } }), cache }));
+    const notFound = { status: 404, body: { s: 'no_data', errmsg: 'Symbol not found.' } };
+    expect(await askShared('SPL', et('2023-11-24', '10:00'))).not.toEqual(notFound);
+    expect(await askShared('SPL', et('2023-11-22', '09:30'))).toEqual(notFound);
+    expect(await askShared('SPL', et('2023-11-22', '09:31'))).not.toEqual(notFound);
+    expect(await askShared('SPL', et('2023-11-22', '09:30'))).toEqual(notFound);
+    expect(await askShared('NOPE', et('2023-12-01'))).toEqual(notFound);
   });
 
   withData(['spec/examples/stocks_candles.json']).it(

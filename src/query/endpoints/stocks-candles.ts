@@ -302,7 +302,7 @@ export async function candles(ctx: EndpointContext): Promise<EndpointResult> {
 
   const symbol = normalizeSymbol(ctx.path['symbol'] ?? '');
   const knowledge = knowledgeAt(ctx.asOf, ctx.nowSeconds);
-  if (symbol === '' || !(await symbolKnown(ctx.sql, symbol, knowledge))) return SYMBOL_NOT_FOUND;
+  if (symbol === '' || !(await symbolKnown(ctx.sql, ctx.cache, symbol, knowledge))) return SYMBOL_NOT_FOUND;
   const splits = adjustSplits
     ? ((await loadSplits(ctx.sql, [symbol], knowledge.splitsThrough)).get(symbol) ?? [])
     : [];

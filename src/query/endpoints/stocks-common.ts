@@ -5,6 +5,7 @@
  */
 import { MarketDataError } from '../../errors.js';
 import { isSession, toEtDate } from '../../market-time/index.js';
+import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import {
   closeOf,
@@ -54,12 +55,40 @@ export async function allSymbols(sql: SqlSession): Promise<string[]> {
   return rows.map((row) => row.symbol);
 }
 
+/** Where the store's cache keeps, per symbol, a knowledge at which it was known (see `symbolKnown`). */
+const KNOWN_SINCE_KEY = 'stocks|known-since';
+
 /**
  * Whether `symbol` has any bar known at the cutoff (the stock's existence is known from its first bar): a
  * daily bar of a closed session, else a minute bar ended by the cutoff. Each asks only the symbol's files
- * of that resolution up to the cutoff (the whole table's view would plan and scan every symbol's).
+ * of that resolution up to the cutoff (the whole table's view would plan and scan every symbol's). Once
+ * known, a symbol stays known at any later cutoff: a loop going forward asks the store once.
  */
-export async function symbolKnown(sql: SqlSession, symbol: string, knowledge: Knowledge): Promise<boolean> {
+export async function symbolKnown(
+  sql: SqlSession,
+  cache: StoreCache,
+  symbol: string,
+  knowledge: Knowledge,
+): Promise<boolean> {
+  const knownSince = cache.state(KNOWN_SINCE_KEY, () => new Map<string, Knowledge>());
+  const since = knownSince.get(symbol);
+  if (since !== undefined && knows(knowledge, since)) return true;
+  const found = await symbolFound(sql, symbol, knowledge);
+  // The earliest knowledge it was found at is kept: it answers for every knowledge at or after it.
+  if (found && (since === undefined || knows(since, knowledge))) knownSince.set(symbol, knowledge);
+  return found;
+}
+
+/** Whether everything known at `earlier` is known at `later` too (both its closes and its cutoff). */
+function knows(later: Knowledge, earlier: Knowledge): boolean {
+  return (
+    later.cutoffSeconds >= earlier.cutoffSeconds &&
+    (later.lastClosedSession ?? '') >= (earlier.lastClosedSession ?? '')
+  );
+}
+
+/** `symbolKnown`, asked of the store. */
+async function symbolFound(sql: SqlSession, symbol: string, knowledge: Knowledge): Promise<boolean> {
   const lastClosed = knowledge.lastClosedSession ?? '0001-01-01';
   const daily = await sql.from('stock_bars', { symbol, resolution: 'D' }, { last: lastClosed });
   const found = await sql.value<boolean>(
