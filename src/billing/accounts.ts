@@ -15,6 +15,11 @@ export type UserType = 'nonpro' | 'pro' | 'unknown';
 export type CreditWindow = { readonly limit: number; readonly period: 'day' | 'minute' };
 
 export type Account = {
+  /**
+   * How logs and the credit ledger name the account: the accounts file's `id`, else one derived from the
+   * token (`account-` and 12 hexadecimal digits of a digest), so that usage restored after a restart stays
+   * with its account however the file is reordered. Never the token.
+   */
   readonly id: string;
   readonly plan: Plan;
   readonly userType: UserType;
@@ -47,6 +52,10 @@ export function isPaid(plan: Plan): boolean {
 }
 
 const accountSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'an id is 1 to 64 letters, digits, ".", "_" or "-"')
+    .optional(),
   plan: z.enum(['free', 'trial', 'starter', 'trader', 'quant', 'prime']),
   userType: z.enum(['nonpro', 'pro', 'unknown']).default('nonpro'),
   opra: z.boolean().default(false),
@@ -61,21 +70,31 @@ export class AccountBook {
   private readonly byDigest = new Map<string, { digest: Buffer; account: Account }>();
 
   constructor(
-    accounts: Readonly<Record<string, Omit<Account, 'id' | 'credits'> & { credits?: CreditWindow }>>,
+    accounts: Readonly<
+      Record<string, Omit<Account, 'id' | 'credits'> & { id?: string | undefined; credits?: CreditWindow }>
+    >,
   ) {
-    Object.entries(accounts).forEach(([token, a], i) => {
+    const ids = new Set<string>();
+    for (const [token, a] of Object.entries(accounts)) {
       const d = digest(token);
+      const id = a.id ?? accountId(token);
+      if (ids.has(id)) {
+        throw new UsageError(
+          `two accounts are named ${id}: give one of them an "id" of its own (ids name accounts in logs and the credit ledger).`,
+        );
+      }
+      ids.add(id);
       this.byDigest.set(d, {
         digest: Buffer.from(d, 'latin1'),
         account: {
-          id: `account-${i + 1}`,
+          id,
           plan: a.plan,
           userType: a.userType,
           opra: a.opra,
           credits: a.credits ?? PLAN_WINDOWS[a.plan],
         },
       });
-    });
+    }
   }
 
   /** How many accounts the book holds. */
@@ -124,7 +143,12 @@ export class AccountBook {
       const field = rest.length === 0 ? '' : ` ${rest.join('.')}:`;
       throw new UsageError(`accounts file ${file}${where}:${field} ${issue.message}`);
     }
-    return new AccountBook(parsed.data as never);
+    try {
+      return new AccountBook(parsed.data as never);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`accounts file ${file}: ${error.message}`);
+      throw error;
+    }
   }
 
   /**
@@ -146,6 +170,14 @@ const SCRATCH = Buffer.alloc(64);
 
 function digest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * The id of an account the file gives none: from the token, so that it does not change when the file is
+ * reordered, and from a digest of its own (not the lookup's), of which 48 bits are kept.
+ */
+export function accountId(token: string): string {
+  return `account-${createHash('sha256').update(`pitchain account id\0${token}`).digest('hex').slice(0, 12)}`;
 }
 
 /** The 1-based line of a character offset. */

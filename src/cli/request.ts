@@ -25,7 +25,7 @@ export function registerRequest(program: Command): void {
     .requiredOption('--store <dir>', 'store directory')
     .option('--now <instant>', 'clock instant T, e.g. 2020-03-16T15:45:00-04:00 (default: now)')
     .option('--token <token>', 'API token (checked against --accounts)')
-    .option('--accounts <file>', 'accounts file: JSON { "<token>": { plan, userType, opra } }')
+    .option('--accounts <file>', 'accounts file: JSON { "<token>": { id?, plan, userType, opra, credits? } }')
     .option('-i, --include', 'print the status line and headers before the body, like curl -i')
     .option('-f, --fail', 'exit with code 22 when the status is 400 or above, like curl -f')
     .option(

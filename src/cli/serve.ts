@@ -59,7 +59,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--accounts <file>',
-      'accounts file: JSON { "<token>": { plan, userType, opra } }; default: one local account',
+      'accounts file: JSON { "<token>": { id?, plan, userType, opra, credits? } }; default: one local account',
     )
     .option(
       '--log <file>',

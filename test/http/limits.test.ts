@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountId } from '../../src/billing/accounts.js';
 import { ensureBuilt, runCli } from '../helpers/build.js';
 import { getFrom, rawRequest, type ServerProcess, startServer } from './helpers/server.js';
 
@@ -55,7 +56,7 @@ describe('an accounts file over a real port', () => {
     await fs.writeFile(
       accounts,
       JSON.stringify({
-        [LIMITED]: { plan: 'starter', opra: true, credits: { limit: 3, period: 'day' } },
+        [LIMITED]: { id: 'limited', plan: 'starter', opra: true, credits: { limit: 3, period: 'day' } },
         [DEVICE]: { plan: 'trader', opra: true },
         [OTHER]: { plan: 'trader', opra: true },
         [QUIET]: { plan: 'trader', opra: true },
@@ -89,7 +90,7 @@ describe('an accounts file over a real port', () => {
     expect(ray).toMatch(/^[0-9a-f]{16}-LCL$/);
 
     // What the server wrote, as `pitchain log` reads it; no token anywhere in the file.
-    const logged = (await readLog(logFile)).filter((e) => e.account === 'account-1');
+    const logged = (await readLog(logFile)).filter((e) => e.account === 'limited');
     expect(logged.map((e) => [e.path, e.status, e.credits])).toEqual([
       ['/v1/options/chain/SPY/', 200, 2],
       ['/v1/options/chain/SPY/', 203, 2],
@@ -102,9 +103,7 @@ describe('an accounts file over a real port', () => {
     expect(one.stdout.split('\n')).toEqual([
       expect.stringMatching(/^time \(ET\)\s+ray\s+account\s+status\s+credits\s+path$/),
       expect.stringMatching(
-        new RegExp(
-          `^2020-03-16T15:45:00-04:00\\s+${ray}\\s+account-1\\s+429\\s+0\\s+/v1/options/chain/SPY/$`,
-        ),
+        new RegExp(`^2020-03-16T15:45:00-04:00\\s+${ray}\\s+limited\\s+429\\s+0\\s+/v1/options/chain/SPY/$`),
       ),
       '',
     ]);
@@ -156,7 +155,7 @@ describe('an accounts file over a real port', () => {
     // Nothing of it reached the account: the next request finds its whole window left.
     const next = await fetch(`${server.url}${CHAIN}`, { headers: bearer(QUIET) });
     expect([next.status, next.headers.get('x-api-ratelimit-remaining')]).toEqual([203, String(100_000 - 2)]);
-    const quiet = (await readLog(logFile)).filter((e) => e.account === 'account-4');
+    const quiet = (await readLog(logFile)).filter((e) => e.account === accountId(QUIET));
     expect(quiet.map((e) => e.status)).toEqual([203]);
     // Longer lines too: past node:http's head limit the server answers it itself, with the size it read.
     for (const length of [20_035, 70_035]) {
@@ -168,7 +167,7 @@ describe('an accounts file over a real port', () => {
       if (length < 65_536) expect(size).toBe(length);
       else expect(size >= 65_536 && size <= length).toBe(true);
     }
-    expect((await readLog(logFile)).filter((e) => e.account === 'account-4').length).toBe(1);
+    expect((await readLog(logFile)).filter((e) => e.account === accountId(QUIET)).length).toBe(1);
     // 4094 bytes is within the limit.
     const atLimit = await rawRequest(
       server.url,

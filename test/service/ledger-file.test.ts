@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Account, LOCAL_ACCOUNT } from '../../src/billing/accounts.js';
+import { type Account, AccountBook, LOCAL_ACCOUNT } from '../../src/billing/accounts.js';
 import { Ledger } from '../../src/billing/ledger.js';
 import { openStore, storeInternals } from '../../src/library/store.js';
 
@@ -66,6 +66,29 @@ describe('the request log file', () => {
     // The next day's window starts empty.
     expect(second.remaining(ACCOUNT, NOW + 86_400)).toBe(100);
     await second.close();
+  });
+
+  it('reads usage back to the account that spent it, however the accounts file was reordered', async () => {
+    const file = path.join(dir, 'reordered.jsonl');
+    const window = {
+      plan: 'starter',
+      userType: 'nonpro',
+      opra: true,
+      credits: { limit: 100, period: 'day' },
+    } as const;
+    const before = new AccountBook({ 'token-a': window, 'token-b': window });
+    const first = new Ledger(file);
+    await first.record(before.find('token-a')!, '/a', 200, 30, NOW);
+    await first.close();
+    // After a restart with token-b listed first (or token-a's neighbour removed), token-a keeps its usage.
+    const after = new AccountBook({ 'token-b': window, 'token-a': window });
+    expect(after.find('token-a')!.id).toBe(before.find('token-a')!.id);
+    const second = new Ledger(file);
+    await second.ready;
+    expect(second.remaining(after.find('token-a')!, NOW + 60)).toBe(70);
+    expect(second.remaining(after.find('token-b')!, NOW + 60)).toBe(100);
+    await second.close();
+    expect(await fs.readFile(file, 'utf8')).not.toContain('token-a');
   });
 
   it('opens a new file after the log was moved away: on reopen() and by itself once it notices', async () => {

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountBook } from '../../src/billing/accounts.js';
+import { AccountBook, accountId } from '../../src/billing/accounts.js';
 import { openStore, type Store } from '../../src/library/store.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
@@ -55,13 +55,48 @@ describe('the accounts file', () => {
     expect(broken).not.toContain(TOKEN);
   });
 
+  it('names an account by its id, else by one derived from its token that shows nothing of it', async () => {
+    const file = path.join(dir, 'ids.json');
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        [TOKEN]: { id: 'desk-7', plan: 'trader' },
+        'other-token-9876543210': { plan: 'free' },
+      }),
+    );
+    const book = await AccountBook.load(file);
+    expect(book.find(TOKEN)?.id).toBe('desk-7');
+    const derived = book.find('other-token-9876543210')!.id;
+    expect(derived).toMatch(/^account-[0-9a-f]{12}$/);
+    expect(derived).toBe(accountId('other-token-9876543210'));
+    expect(accountId(TOKEN)).not.toBe(derived);
+  });
+
+  it('refuses two accounts of one id, and an id that is not a plain name, never showing a token', async () => {
+    const file = path.join(dir, 'same-id.json');
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        [TOKEN]: { id: 'desk', plan: 'trader' },
+        'other-token-9876543210': { id: 'desk', plan: 'free' },
+      }),
+    );
+    const same = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    expect(same).toContain(`accounts file ${file}: two accounts are named desk`);
+    expect(same).not.toContain(TOKEN);
+    await fs.writeFile(file, `{\n  "${TOKEN}": { "id": "../etc", "plan": "free" }\n}\n`);
+    const bad = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    expect(bad).toMatch(/line 2: id: an id is 1 to 64 letters/);
+    expect(bad).not.toContain(TOKEN);
+  });
+
   it('finds a token among 200,000 accounts', () => {
     const accounts: Record<string, { plan: 'free'; userType: 'nonpro'; opra: boolean }> = {};
     for (let i = 0; i < 200_000; i++)
       accounts[`token-${i}-0123456789`] = { plan: 'free', userType: 'nonpro', opra: false };
     const book = new AccountBook(accounts);
     expect(book.size).toBe(200_000);
-    expect(book.find('token-199999-0123456789')?.id).toBe('account-200000');
+    expect(book.find('token-199999-0123456789')?.id).toBe(accountId('token-199999-0123456789'));
     expect(book.find('token-200000-0123456789')).toBeUndefined();
   });
 });
