@@ -595,7 +595,8 @@ async function loadContracts(
 
 /**
  * The numbers 0…n-1 ordered by their days (`days[i]`, whole day numbers), numbers of one day in order: a
- * counting sort, as a block's contracts (in symbol order) are put in expiration order.
+ * counting sort, as a block's contracts (in symbol order) are put in expiration order and its rows (runs
+ * of a file each) in session order.
  */
 function byDay(days: Float64Array): Int32Array {
   const order = new Int32Array(days.length);
@@ -1104,17 +1105,7 @@ function concatenated<K extends string>(
 export function inSessionOrder(quotes: QuoteColumns): QuoteColumns {
   if (inOrder(quotes)) return quotes;
   const { day } = quotes;
-  let low = Number.POSITIVE_INFINITY;
-  let high = Number.NEGATIVE_INFINITY;
-  for (const d of day) {
-    if (d < low) low = d;
-    if (d > high) high = d;
-  }
-  const starts = new Int32Array(high - low + 2);
-  for (const d of day) starts[d - low + 1]!++;
-  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
-  const order = new Int32Array(day.length);
-  for (let i = 0; i < day.length; i++) order[starts[day[i]! - low]!++] = i;
+  const order = byDay(day);
   const bySession = permuted(quotes, order);
   if (inOrder(bySession)) return bySession;
   const { contract, quote_time: quoteTime } = quotes;
