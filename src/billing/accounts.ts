@@ -77,7 +77,7 @@ export class AccountBook {
     const ids = new Set<string>();
     for (const [token, a] of Object.entries(accounts)) {
       const d = digest(token);
-      const id = a.id ?? accountId(token);
+      const id = a.id ?? idOfDigest(d);
       if (ids.has(id)) {
         throw new UsageError(
           `two accounts are named ${id}: give one of them an "id" of its own (ids name accounts in logs and the credit ledger).`,
@@ -174,11 +174,13 @@ function digest(token: string): string {
 
 /**
  * The id of an account the file gives none: from the token, so that it does not change when the file is
- * reordered, and from a digest of its own (not the lookup's), of which 48 bits are kept.
+ * reordered; 48 bits of its digest, which is kept in memory only.
  */
 export function accountId(token: string): string {
-  return `account-${createHash('sha256').update(`pitchain account id\0${token}`).digest('hex').slice(0, 12)}`;
+  return idOfDigest(digest(token));
 }
+
+const idOfDigest = (hex: string) => `account-${hex.slice(-12)}`;
 
 /** The 1-based line of a character offset. */
 function lineAt(text: string, offset: number): number {
