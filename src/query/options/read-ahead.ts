@@ -655,9 +655,8 @@ const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name a
 
 /**
  * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol's hash (with `keys`) or as
- * its symbol; but
- * for the store columns in `empty` (NULL in every file read), which are not read: `withEmpty` puts them
- * back as NaN. Each column costs about as much to hand over from DuckDB as to read.
+ * its symbol; but for the store columns in `empty` (NULL in every file read), which are not read:
+ * `withEmpty` puts them back as NaN. Each column costs about as much to hand over from DuckDB as to read.
  */
 function quoteColumnsSql(keys: object | undefined, empty: ReadonlySet<string> = new Set()): string {
   return [
