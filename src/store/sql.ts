@@ -125,7 +125,11 @@ export class SqlSession {
   }
 
   /** Runs a statement for its effect. */
-  async run(sql: string, params?: SqlParams): Promise<void> {
+  run(sql: string, params?: SqlParams): Promise<void> {
+    return this.counted(sql, () => this.runStatement(sql, params));
+  }
+
+  private async runStatement(sql: string, params?: SqlParams): Promise<void> {
     try {
       await this.retrying(sql, () => this.connection.run(sql, params as never));
     } catch (cause) {
@@ -169,7 +173,14 @@ export class SqlSession {
   }
 
   /** Runs a query and returns it column by column (the API's own columnar shape). */
-  async columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
+  columns(sql: string, params?: SqlParams): Promise<{ names: string[]; columns: unknown[][] }> {
+    return this.counted(sql, () => this.readColumns(sql, params));
+  }
+
+  private async readColumns(
+    sql: string,
+    params?: SqlParams,
+  ): Promise<{ names: string[]; columns: unknown[][] }> {
     let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     try {
       reader = await this.retrying(sql, () => this.connection.runAndReadAll(sql, params as never));
@@ -200,7 +211,14 @@ export class SqlSession {
    * Runs a query whose columns are DOUBLE or VARCHAR: DOUBLE columns come back as Float64Arrays (NULL as
    * NaN), VARCHAR ones as arrays of strings (NULL as null), read straight from DuckDB's vectors.
    */
-  async typedColumns(
+  typedColumns(
+    sql: string,
+    params?: SqlParams,
+  ): Promise<{ names: string[]; columns: (Float64Array | (string | null)[])[] }> {
+    return this.counted(sql, () => this.readTypedColumns(sql, params));
+  }
+
+  private async readTypedColumns(
     sql: string,
     params?: SqlParams,
   ): Promise<{ names: string[]; columns: (Float64Array | (string | null)[])[] }> {
@@ -275,7 +293,14 @@ export class SqlSession {
    * as epoch seconds, decimals from numbers); a typed array that matches a numeric column's type is copied
    * into it as it is.
    */
-  async append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
+  append(table: string, columns: readonly (ArrayLike<unknown> | undefined)[]): Promise<void> {
+    return this.counted(`append to ${table}`, () => this.appendRows(table, columns));
+  }
+
+  private async appendRows(
+    table: string,
+    columns: readonly (ArrayLike<unknown> | undefined)[],
+  ): Promise<void> {
     const appender = await this.connection.createAppender(table);
     try {
       const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
@@ -328,16 +353,50 @@ export class SqlSession {
     }
   }
 
+  /**
+   * Runs `work` (one statement and the reading of its result) as running on this session: `close` waits
+   * for it. After `close`, no statement starts.
+   */
+  private async counted<T>(sql: string, work: () => Promise<T>): Promise<T> {
+    if (this.closing) throw new StoreError('SQL failed: the store is closed', { sql });
+    this.running++;
+    try {
+      return await work();
+    } finally {
+      this.running--;
+      if (this.closing) {
+        // Statements asked before `close` still start one after another: each is interrupted in turn.
+        if (this.running > 0) this.connection.interrupt();
+        else this.closeNow();
+      }
+    }
+  }
+
   /** Interrupts the statement this connection is running, if any: it fails with DuckDB's INTERRUPT error. */
   interrupt(): void {
     this.connection.interrupt();
   }
 
-  /** Closes the connection and the database (only the connection, for a session from `connect`). */
+  /**
+   * Closes the connection and the database (only the connection, for a session from `connect`). A
+   * statement still running is interrupted first and the database closed once it has failed: DuckDB never
+   * answers a statement whose database was closed under it, and the process would never exit.
+   */
   close(): void {
+    if (this.closing) return;
+    this.closing = true;
+    if (this.running === 0) this.closeNow();
+    else this.connection.interrupt();
+  }
+
+  private closeNow(): void {
     this.connection.closeSync();
     if (this.ownsInstance) this.instance.closeSync();
   }
+
+  /** Statements running (asked and not yet read): `close` waits for them. */
+  private running = 0;
+  private closing = false;
 }
 
 /** Quotes an identifier for interpolation into SQL (the only thing ever interpolated). */

@@ -127,3 +127,38 @@ describe('SqlSession bulk appends and extra connections', () => {
     }
   });
 });
+
+describe('closing a SqlSession', () => {
+  /** A statement that runs for a long time (seconds) unless interrupted. */
+  const LONG = 'SELECT sum(i) FROM range(20000000000) t(i)';
+  /** The promise's outcome, or 'pending' if it has not settled within `ms`. */
+  const settledWithin = (promise: Promise<unknown>, ms: number) =>
+    Promise.race([
+      promise.then(
+        () => 'resolved',
+        (error: unknown) => (error instanceof StoreError ? 'StoreError' : 'other error'),
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('pending'), ms)),
+    ]);
+
+  it('interrupts a running statement, which then fails, and closes the database after it', async () => {
+    const sql = await SqlSession.open();
+    const running = sql.value(LONG);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    sql.close();
+    // Closed under the statement, DuckDB never answered it (and the process never exited).
+    expect(await settledWithin(running, 20_000)).toBe('StoreError');
+    await expect(sql.value('SELECT 1')).rejects.toThrow(/the store is closed/);
+  });
+
+  it('fails every statement asked before close and still waiting, one after another', async () => {
+    const sql = await SqlSession.open();
+    const first = sql.value(LONG);
+    const second = sql.value(LONG);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    sql.close();
+    expect(await settledWithin(Promise.allSettled([first, second]), 20_000)).toBe('resolved');
+    expect(await settledWithin(first, 0)).toBe('StoreError');
+    expect(await settledWithin(second, 0)).toBe('StoreError');
+  });
+});
