@@ -58,7 +58,7 @@ import {
   resolveDateParam,
   textParam,
 } from '../params.js';
-import type { Answer, Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
+import type { Answer, Endpoint, EndpointContext, EndpointResult, FieldKind, NoData } from '../types.js';
 import { badRequest, field, isTradingDay, requestedDay, symbolKnown } from './stocks-common.js';
 
 /** The errmsg of the 413 for an intraday range of one year or more. */
@@ -171,7 +171,7 @@ export const CANDLE_FIELDS = [
   ['l', 'Low', 'number'],
   ['c', 'Close', 'number'],
   ['v', 'Volume', 'integer'],
-] as const;
+] as const satisfies readonly (readonly [string, string, FieldKind])[];
 
 function candleAnswer(candles: readonly Candle[]): Answer {
   const column = (key: (typeof CANDLE_FIELDS)[number][0]) => candles.map((candle) => candle[key]);
