@@ -22,6 +22,18 @@ afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
+/** Writes `text` as the accounts file `name` and returns the message `AccountBook.load` refuses it with. */
+async function refusal(name: string, text: string): Promise<string> {
+  const file = path.join(dir, name);
+  await fs.writeFile(file, text);
+  const error = await AccountBook.load(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return (error as Error).message;
+}
+
 describe('the accounts file', () => {
   it('is read with a byte-order mark', async () => {
     const file = path.join(dir, 'bom.json');
@@ -32,25 +44,19 @@ describe('the accounts file', () => {
   });
 
   it('refuses a token given twice, naming both lines and never the token', async () => {
-    const file = path.join(dir, 'twice.json');
-    await fs.writeFile(
-      file,
+    const message = await refusal(
+      'twice.json',
       `{\n  "${TOKEN}": { "plan": "trader" },\n  "other-token-9876543210": { "plan": "free" },\n  "${TOKEN}": { "plan": "free" }\n}\n`,
     );
-    const error = await AccountBook.load(file).catch((e: Error) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/line 4: this token is also given on line 2/);
-    expect((error as Error).message).not.toContain(TOKEN);
+    expect(message).toMatch(/line 4: this token is also given on line 2/);
+    expect(message).not.toContain(TOKEN);
   });
 
   it('says which line holds a bad account, and not its token', async () => {
-    const file = path.join(dir, 'bad.json');
-    await fs.writeFile(file, `{\n  "${TOKEN}": { "plan": "platinum" }\n}\n`);
-    const message = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    const message = await refusal('bad.json', `{\n  "${TOKEN}": { "plan": "platinum" }\n}\n`);
     expect(message).toMatch(/line 2: plan:/);
     expect(message).not.toContain(TOKEN);
-    await fs.writeFile(file, `{\n  "${TOKEN}": { plan: "free" }\n}\n`);
-    const broken = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    const broken = await refusal('bad.json', `{\n  "${TOKEN}": { plan: "free" }\n}\n`);
     expect(broken).toMatch(/not valid JSON at line 2/);
     expect(broken).not.toContain(TOKEN);
   });
@@ -73,19 +79,16 @@ describe('the accounts file', () => {
   });
 
   it('refuses two accounts of one id, and an id that is not a plain name, never showing a token', async () => {
-    const file = path.join(dir, 'same-id.json');
-    await fs.writeFile(
-      file,
+    const same = await refusal(
+      'same-id.json',
       JSON.stringify({
         [TOKEN]: { id: 'desk', plan: 'trader' },
         'other-token-9876543210': { id: 'desk', plan: 'free' },
       }),
     );
-    const same = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
-    expect(same).toContain(`accounts file ${file}: two accounts are named desk`);
+    expect(same).toContain(`accounts file ${path.join(dir, 'same-id.json')}: two accounts are named desk`);
     expect(same).not.toContain(TOKEN);
-    await fs.writeFile(file, `{\n  "${TOKEN}": { "id": "../etc", "plan": "free" }\n}\n`);
-    const bad = ((await AccountBook.load(file).catch((e: Error) => e)) as Error).message;
+    const bad = await refusal('same-id.json', `{\n  "${TOKEN}": { "id": "../etc", "plan": "free" }\n}\n`);
     expect(bad).toMatch(/line 2: id: an id is 1 to 64 letters/);
     expect(bad).not.toContain(TOKEN);
   });
