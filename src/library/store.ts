@@ -9,11 +9,10 @@ import { type Clock, fixedClock, systemClock, underlyingOfRoot } from '../market
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
-import { isoDateOfDay } from '../query/options/days.js';
 import {
   announceSessionLoop,
-  CONTRACT_FLAGS,
   type ContractTable,
+  contractAt,
   contractTable,
   indexOfContract,
 } from '../query/options/read-ahead.js';
@@ -98,16 +97,16 @@ const CONTRACT_TERMS_SQL = `SELECT option_symbol AS symbol, underlying, root, CA
 /** The terms of contract `index` of an underlying's contract table, or undefined for -1. */
 function termsAt(table: ContractTable, index: number): ContractTerms | undefined {
   if (index === -1) return undefined;
-  const flags = table.flags[index]!;
-  return {
-    symbol: table.symbols[index]!,
-    underlying: table.underlying,
-    root: table.roots[table.root[index]!]!,
-    expiration: isoDateOfDay(table.expirationDay[index]!),
-    side: flags & CONTRACT_FLAGS.call ? 'call' : 'put',
-    strike: table.strike[index]!,
-    settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
-  };
+  const {
+    option_symbol: symbol,
+    underlying,
+    root,
+    expiration,
+    side,
+    strike,
+    settlement,
+  } = contractAt(table, index);
+  return { symbol, underlying, root, expiration, side, strike, settlement };
 }
 
 /**

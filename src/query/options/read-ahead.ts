@@ -41,7 +41,7 @@ const LOOP_STEPS = 2;
 type SessionRange = { readonly start: number; readonly end: number };
 
 /** A contract of the block, with the columns every one of its rows shares. */
-type Contract = Omit<
+export type Contract = Omit<
   SnapshotRow,
   | 'session_date'
   | 'quote_time'
@@ -439,6 +439,26 @@ export function indexOfContract(table: ContractTable, symbol: string): number {
   return indexInOrder(symbols.length, (i) => symbols[i]!, symbol);
 }
 
+/** Contract `index` of an underlying's contract table, its flags and day numbers made into its terms. */
+export function contractAt(table: ContractTable, index: number): Contract {
+  const flags = table.flags[index]!;
+  return {
+    option_symbol: table.symbols[index]!,
+    underlying: table.underlying,
+    root: table.roots[table.root[index]!]!,
+    expiration: isoDateOfDay(table.expirationDay[index]!),
+    expiration_time: table.expirationTime[index]!,
+    side: flags & CALL ? 'call' : 'put',
+    strike: table.strike[index]!,
+    settlement: flags & AM ? 'AM' : 'PM',
+    monthly: (flags & MONTHLY) !== 0,
+    weekly: (flags & WEEKLY) !== 0,
+    quarterly: (flags & QUARTERLY) !== 0,
+    nonstandard: (flags & NONSTANDARD) !== 0,
+    first_traded: isoDateOfDay(table.firstTradedDay[index]!),
+  };
+}
+
 /** Puts a read's rows in the order of its first column (symbols), unless they already are. */
 export function inSymbolOrder(columns: (Float64Array | (string | null)[])[]): void {
   const symbols = (columns[0] ?? []) as string[];
@@ -547,24 +567,7 @@ async function loadContracts(
     if (table.expirationDay[i]! >= firstDay && table.firstTradedDay[i]! <= lastDay) picked.push(i);
   }
   const global = Int32Array.from(picked);
-  const contracts: Contract[] = picked.map((i) => {
-    const flags = table.flags[i]!;
-    return {
-      option_symbol: table.symbols[i]!,
-      underlying: table.underlying,
-      root: table.roots[table.root[i]!]!,
-      expiration: isoDateOfDay(table.expirationDay[i]!),
-      expiration_time: table.expirationTime[i]!,
-      side: flags & CALL ? 'call' : 'put',
-      strike: table.strike[i]!,
-      settlement: flags & AM ? 'AM' : 'PM',
-      monthly: (flags & MONTHLY) !== 0,
-      weekly: (flags & WEEKLY) !== 0,
-      quarterly: (flags & QUARTERLY) !== 0,
-      nonstandard: (flags & NONSTANDARD) !== 0,
-      first_traded: isoDateOfDay(table.firstTradedDay[i]!),
-    };
-  });
+  const contracts = picked.map((i) => contractAt(table, i));
   const byExpiration = byDay(Float64Array.from(picked, (i) => table.expirationDay[i]!));
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   // A row's hash names a contract of the table; its number in this block is its place among the picked.
@@ -744,8 +747,7 @@ async function loadBlock(
     ),
   );
   const quoteParts: QuoteColumns[] = [];
-  const interestNames = ['contract', 'settled', 'openInterest', 'publishedAt'] as const;
-  const interestParts: Record<(typeof interestNames)[number], Float64Array>[] = [];
+  const interestParts: Record<(typeof INTEREST_NAMES)[number], Float64Array>[] = [];
   const symbols = (alias: string) =>
     ready === undefined ? '' : expirationSymbolsSql(alias, scope.expiration, ready);
   let numbering: ScopeContracts | undefined = ready;
@@ -781,7 +783,7 @@ async function loadBlock(
     }
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
     quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), numbering, QUOTE_COLUMNS)));
-    interestParts.push(numbered((await interestRead).columns, numbering, interestNames));
+    interestParts.push(numbered((await interestRead).columns, numbering, INTEREST_NAMES));
   }
   const known = numbering ?? (await contractsOf);
   const { contracts, byExpiration, expirations } = known;
@@ -798,7 +800,7 @@ async function loadBlock(
       interestParts.unshift(read.interest);
     }
   }
-  const interest = interestColumns(concatenated(interestParts, interestNames), contracts.length);
+  const interest = interestColumns(concatenated(interestParts, INTEREST_NAMES), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
   const offsets = new Int32Array(contracts.length + 1);
   for (const id of quotes.contract) offsets[id + 1]!++;
