@@ -91,6 +91,9 @@ function footerBytes(file: string): Buffer | string {
   }
 }
 
+/** Thrift compact types the footer walks read by name. */
+const I64 = 6;
+const BINARY = 8;
 const LIST = 9;
 const STRUCT = 12;
 
@@ -104,21 +107,21 @@ function readColumnMeta(
     if (id === 3 && type === LIST) {
       let first = true;
       return readList(bytes, position, 4, (element, elementAt) => {
-        if (element !== 8) return undefined;
+        if (element !== BINARY) return undefined;
         const [length, after] = readVarint(bytes, elementAt);
         if (first) out.name = bytes.toString('utf8', after, after + length);
         first = false;
         return after + length;
       });
     }
-    if (id === 5 && type === 6) {
+    if (id === 5 && type === I64) {
       const [value, after] = readVarint(bytes, position);
       out.values = unzigzag(value);
       return after;
     }
     if (id === 12 && type === STRUCT) {
       return readStruct(bytes, position, 4, (statField, statType, statAt) => {
-        if (statField !== 3 || statType !== 6) return undefined;
+        if (statField !== 3 || statType !== I64) return undefined;
         const [value, after] = readVarint(bytes, statAt);
         out.nulls = unzigzag(value);
         return after;
@@ -212,7 +215,7 @@ function skipValue(bytes: Buffer, at: number, type: number, depth: number): numb
     }
     case 9: // list
     case 10: // set
-      return readList(bytes, at, depth + 1, skip);
+      return readList(bytes, at, depth, skip);
     case 11: {
       // map
       const [count, after] = readVarint(bytes, at);
