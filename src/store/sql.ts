@@ -24,6 +24,9 @@ import type { TableName } from './schema.js';
 /** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 
+/** How often `close` interrupts again while statements asked before it are still running. */
+const CLOSE_INTERRUPT_MS = 10;
+
 /** A value that may be bound to a `$n` / `$name` placeholder. */
 export type SqlValue = string | number | boolean | bigint | null;
 export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
@@ -385,11 +388,20 @@ export class SqlSession {
   close(): void {
     if (this.closing) return;
     this.closing = true;
-    if (this.running === 0) this.closeNow();
-    else this.connection.interrupt();
+    if (this.running === 0) {
+      this.closeNow();
+      return;
+    }
+    this.connection.interrupt();
+    // DuckDB clears the interrupt when a statement begins, so a statement asked before `close` that only
+    // starts after an interrupt (queued behind the running one, or slow to reach its thread on a loaded
+    // machine) would run to its end. Interrupt again until none is left.
+    this.interrupting = setInterval(() => this.connection.interrupt(), CLOSE_INTERRUPT_MS);
   }
 
   private closeNow(): void {
+    if (this.interrupting !== undefined) clearInterval(this.interrupting);
+    this.interrupting = undefined;
     this.connection.closeSync();
     if (this.ownsInstance) this.instance.closeSync();
   }
@@ -397,6 +409,8 @@ export class SqlSession {
   /** Statements running (asked and not yet read): `close` waits for them. */
   private running = 0;
   private closing = false;
+  /** While closing with statements running: the timer that interrupts them until none is left. */
+  private interrupting: ReturnType<typeof setInterval> | undefined;
 }
 
 /** Quotes an identifier for interpolation into SQL (the only thing ever interpolated). */
