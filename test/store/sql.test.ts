@@ -115,6 +115,32 @@ describe('SqlSession bulk appends and extra connections', () => {
     }
   });
 
+  it('reads VARCHAR columns whole: short and long, empty, NULL, non-ASCII, over several chunks', async () => {
+    // Texts of up to 12 bytes are cut from the vector's bytes here, longer or non-ASCII ones come from the
+    // driver: every kind, on both sides of 12 bytes, NULL between them, past DuckDB's 2048-row chunks.
+    const sql = await SqlSession.open();
+    const { columns } = await sql.typedColumns(
+      `SELECT CASE i % 7
+                WHEN 0 THEN NULL
+                WHEN 1 THEN ''
+                WHEN 2 THEN 'SPY'
+                WHEN 3 THEN 'ABCDEFGHIJKL'
+                WHEN 4 THEN 'SPY190215P00240000#' || i
+                WHEN 5 THEN 'é' || i
+                ELSE 'x' || i
+              END,
+              CAST(i AS DOUBLE)
+       FROM range(5000) t(i)`,
+    );
+    sql.close();
+    const texts = columns[0] as (string | null)[];
+    const expected = (i: number) =>
+      [null, '', 'SPY', 'ABCDEFGHIJKL', `SPY190215P00240000#${i}`, `é${i}`, `x${i}`][i % 7];
+    expect(texts).toHaveLength(5000);
+    expect(texts.every((text, i) => text === expected(i))).toBe(true);
+    expect(Array.from(columns[1] as Float64Array).every((value, i) => value === i)).toBe(true);
+  });
+
   it('opens a second connection to the same database that closes without closing the database', async () => {
     const sql = await SqlSession.open();
     try {
