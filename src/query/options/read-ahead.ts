@@ -620,19 +620,21 @@ async function loadContracts(
  * of a file each) in session order.
  */
 function byDay(days: Float64Array): Int32Array {
-  const order = new Int32Array(days.length);
-  if (days.length === 0) return order;
+  if (days.length === 0) return new Int32Array(0);
+  const [low, high] = extent(days);
+  return countingOrder(days, low, high - low + 1).order;
+}
+
+/** The least and the greatest of `values` (not empty). */
+function extent(values: Float64Array): [low: number, high: number] {
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
-  for (const day of days) {
-    if (day < low) low = day;
-    if (day > high) high = day;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]!;
+    if (value < low) low = value;
+    if (value > high) high = value;
   }
-  const starts = new Int32Array(high - low + 2);
-  for (const day of days) starts[day - low + 1]!++;
-  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
-  for (let i = 0; i < days.length; i++) order[starts[days[i]! - low]!++] = i;
-  return order;
+  return [low, high];
 }
 
 /** The 53-bit hash of a row's contract symbol, exact as a double. */
@@ -820,7 +822,7 @@ async function loadBlock(
   }
   const interest = interestColumns(concatenated(interestParts, INTEREST_NAMES), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
-  const { offsets, order: byContract } = groupedByContract(quotes.contract, contracts.length);
+  const { offsets, order: byContract } = countingOrder(quotes.contract, 0, contracts.length);
   const sessions = sessionRanges(quotes.day);
   const rows = quotes.day.length;
   return {
@@ -857,6 +859,22 @@ function distinctBytes(arrays: readonly Float64Array[]): number {
   return bytes;
 }
 
+/** Per contract: 1 if it has a row on `day`, the day of the block's first rows. */
+function quotedOn(quotes: QuoteColumns, day: number, count: number): Uint8Array {
+  const quoted = new Uint8Array(count);
+  for (let i = 0; i < quotes.day.length && quotes.day[i] === day; i++) quoted[quotes.contract[i]!] = 1;
+  return quoted;
+}
+
+/** Sets `settled[id]` for each contract with an open interest row of `part` settled on `day`. */
+function markSettledOn(
+  part: Record<'contract' | 'settled', Float64Array>,
+  day: number,
+  settled: Uint8Array,
+): void {
+  for (let i = 0; i < part.contract.length; i++) if (part.settled[i] === day) settled[part.contract[i]!] = 1;
+}
+
 /** What a loop's block carries from before its first session (see `carriedRows`). */
 type Carried = {
   readonly quotes: QuoteColumns;
@@ -885,13 +903,9 @@ async function carriedRows(
   const firstDay = dayNumberOfIso(first);
   const oiFirst = previousSession(first);
   const oiFirstDay = dayNumberOfIso(oiFirst);
-  const quoted = new Uint8Array(count);
-  for (let i = 0; i < quotes.day.length && quotes.day[i] === firstDay; i++) quoted[quotes.contract[i]!] = 1;
+  const quoted = quotedOn(quotes, firstDay, count);
   const settled = new Uint8Array(count);
-  for (const part of interestParts) {
-    for (let i = 0; i < part.contract.length; i++)
-      if (part.settled[i] === oiFirstDay) settled[part.contract[i]!] = 1;
-  }
+  for (const part of interestParts) markSettledOn(part, oiFirstDay, settled);
   const quoteSearched = new Uint8Array(count);
   const interestSearched = new Uint8Array(count);
   const symbols: string[] = [];
@@ -1146,7 +1160,7 @@ export function interestColumns(
   read: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>,
   count: number,
 ): InterestColumns {
-  const { offsets, order } = groupedByContract(read.contract, count);
+  const { offsets, order } = countingOrder(read.contract, 0, count);
   runsInOrder(order, offsets, read.settled);
   const publishedAt = gathered(read.publishedAt, order);
   return {
@@ -1164,20 +1178,31 @@ export function interestColumns(
 // 7 ms once warm).
 
 /**
- * Rows by their contract numbers (`contract[i]`, 0…count-1): contract `id`'s rows are
- * `order[offsets[id]…offsets[id + 1]]`, in the order they come (a counting sort).
+ * Rows by their whole-number keys `keys[i]` in `low`…`low + count - 1` (a counting sort): the rows of key
+ * `low + k` are `order[offsets[k]…offsets[k + 1]]`, in the order they come.
  */
-function groupedByContract(
-  contract: Float64Array,
+function countingOrder(
+  keys: Float64Array,
+  low: number,
   count: number,
 ): { offsets: Int32Array; order: Int32Array } {
   const offsets = new Int32Array(count + 1);
-  for (let i = 0; i < contract.length; i++) offsets[contract[i]! + 1]!++;
-  for (let id = 0; id < count; id++) offsets[id + 1]! += offsets[id]!;
-  const fill = offsets.slice(0, count);
-  const order = new Int32Array(contract.length);
-  for (let i = 0; i < contract.length; i++) order[fill[contract[i]!]!++] = i;
-  return { offsets, order };
+  countKeys(keys, low, offsets);
+  for (let k = 0; k < count; k++) offsets[k + 1]! += offsets[k]!;
+  return { offsets, order: placedByKey(keys, low, offsets) };
+}
+
+/** Adds one to `counts[key - low + 1]` for each key. */
+function countKeys(keys: Float64Array, low: number, counts: Int32Array): void {
+  for (let i = 0; i < keys.length; i++) counts[keys[i]! - low + 1]!++;
+}
+
+/** Rows in key order, each key's at its offset (`offsets`, as `countingOrder` makes them). */
+function placedByKey(keys: Float64Array, low: number, offsets: Int32Array): Int32Array {
+  const fill = offsets.slice(0, offsets.length - 1);
+  const order = new Int32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) order[fill[keys[i]! - low]!++] = i;
+  return order;
 }
 
 /** Sorts each run `order[offsets[id]…offsets[id + 1]]` by `by` of its rows, unless it already is. */
