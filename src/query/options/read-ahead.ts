@@ -227,6 +227,51 @@ export async function readAheadRows(
 type CurrentAsOf = Extract<AsOf, { kind: 'current' }>;
 
 /**
+ * Rows the block of a current request outside a loop may hold (its session and the one before): sessions
+ * denser than half of it (an index's chain snapshotted every minute) are left to the query.
+ */
+const SESSION_PAIR_ROWS = 200_000;
+/**
+ * Rows the search for its contracts not quoted in the two sessions may scan (`carriedRows`): a longer one
+ * costs as much as the query it would spare.
+ */
+const SESSION_PAIR_CARRY_ROWS = 1_000_000;
+
+/**
+ * A current answer outside a session loop (a request at a random instant), from a block of the as-of's
+ * session and the one before, read once and kept in the store's session cache for the session's other
+ * instants. A contract's latest snapshot by the cutoff is in one of the two sessions, or is carried from
+ * before them (`carriedRows`). Undefined when the block cannot prove the answer, or the sessions are too
+ * dense for one: the query answers then. A whole chain at one instant by query scans its contracts' terms
+ * and every snapshot before the cutoff (about half a second on a 26 M-row store).
+ */
+export async function sessionPairRows(
+  sql: SqlSession,
+  cache: StoreCache,
+  asOf: CurrentAsOf,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<RowSource | undefined> {
+  const session = asOfSession(asOf);
+  const first = previousSession(session);
+  const block = await cache.sized(
+    `read-ahead|session-pair|${JSON.stringify(scope)}|${session}`,
+    async () => {
+      const rows = await sessionRows(sql, scope.underlying, session);
+      if (rows * 2 > SESSION_PAIR_ROWS) return undefined;
+      const known = await loadContracts(sql, cache, scope, first, session);
+      return loadBlock(sql, scope, first, session, known, {
+        rowsPerSession: Math.max(1, rows),
+        sliceRows: SESSION_PAIR_ROWS,
+        carryRows: SESSION_PAIR_CARRY_ROWS,
+      });
+    },
+    (block) => block?.bytes ?? 0,
+  );
+  if (block === undefined || !covers(block, asOf)) return undefined;
+  return currentRows(block, asOf, undefined, scope.expiration);
+}
+
+/**
  * The block of the scope's session loop that covers the as-of: the one held, or a new one read when the
  * request continues a forward loop past it; undefined when the request is not part of a loop.
  */
@@ -813,7 +858,18 @@ async function loadBlock(
   // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
   let carried: Carried | undefined;
   if (rowsPerSession !== undefined) {
-    const read = await carriedRows(sql, scope, first, known, quotes, interestParts, loop?.previous);
+    const carrySessions =
+      loop?.carryRows === undefined ? undefined : Math.floor(loop.carryRows / Math.max(1, rowsPerSession));
+    const read = await carriedRows(
+      sql,
+      scope,
+      first,
+      known,
+      quotes,
+      interestParts,
+      loop?.previous,
+      carrySessions,
+    );
     if (read !== undefined) {
       carried = read;
       quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
@@ -898,6 +954,7 @@ async function carriedRows(
   quotes: QuoteColumns,
   interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
   previous: Block | undefined,
+  mostSessions?: number,
 ): Promise<Carried | undefined> {
   const count = known.contracts.length;
   const firstDay = dayNumberOfIso(first);
@@ -943,6 +1000,9 @@ async function carriedRows(
     return { quotes: quotesHeld, interest: interestHeld, quoteSearched, interestSearched };
   }
   const from = isoDateOfDay(since);
+  // Too long a search (a contract listed years ago and never quoted since): the block carries nothing, and
+  // the answers that would need it go to the query.
+  if (mostSessions !== undefined && sessionCount(from, first) > mostSessions) return undefined;
   const before = previousSession(first);
   const underlying = { underlying: scope.underlying };
   const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
@@ -1066,6 +1126,12 @@ type BlockReading = {
   readonly sliceRows: number;
   /** The loop's block before this one, whose rows may carry contracts into it (`carriedRows`). */
   readonly previous?: Block | undefined;
+  /**
+   * The most rows (at `rowsPerSession`) that the search for contracts not quoted on the block's first
+   * session may scan; a longer search is not made, and the answers that would need it go to the query.
+   * Unbounded when absent.
+   */
+  readonly carryRows?: number;
 };
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intradayOptions } from '../../../src/ingest/generator/index.js';
 import { etWallToSeconds } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { readAheadRows } from '../../../src/query/options/read-ahead.js';
+import { readAheadRows, sessionPairRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
@@ -58,4 +58,20 @@ describe('read-ahead over one-minute snapshots', () => {
     }
     expect(answered).toBeGreaterThanOrEqual(minutes.length - 2);
   }, 120_000);
+});
+
+describe('random minutes of intraday snapshots', () => {
+  it('leaves a whole chain of sessions too dense for a two-session block to the query', async () => {
+    // About 190,000 rows a session: two of them would pass the block's budget, so no block is read.
+    const cache = new StoreCache(() => reader.dataVersion);
+    for (const [session, time] of [
+      ['2023-01-04', '12:00'],
+      ['2023-01-03', '10:15'],
+    ] as const) {
+      const asOf = currentAsOf('live', etWallToSeconds(session, time));
+      if (asOf.kind !== 'current') throw new Error('a live as-of is current');
+      expect(await sessionPairRows(reader.sql, cache, asOf, { underlying: 'SPX' })).toBeUndefined();
+    }
+    expect(cache.sessionCacheBytes).toBe(0);
+  });
 });

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
+import {
+  announceSessionLoop,
+  readAheadRows,
+  sessionPairRows,
+} from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { sessionBlockRows } from '../../../src/query/options/session-block.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
@@ -158,6 +162,61 @@ describe('random access to dated sessions', () => {
     }
     expect(cache.sessionCacheBytes).toBeLessThanOrEqual(256 * 1024);
   }, 120_000);
+});
+
+describe('random access at current instants', () => {
+  it('answers a current chain at random instants from a block of its session and the one before, as the query does', async () => {
+    const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 1024 * 1024 });
+    const sessions = sessionsBetween('2018-01-03', '2020-12-31');
+    let seed = 20_201_231;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const scopes = [
+      { underlying: 'SPY' },
+      { underlying: 'SPX' },
+      { underlying: 'SPX', root: 'SPXW' },
+      { underlying: 'AAPL' },
+    ];
+    // Before the open, between the sample's 15:45 and 16:00 snapshots, at them, after the close, and the
+    // delayed, end-of-day and historical modes: a contract's latest snapshot by the cutoff may be in the
+    // session, in the one before, or carried from before both.
+    const instants: [mode: 'live' | 'delayed' | 'eod' | 'historical', time: string][] = [
+      ['live', '09:00'],
+      ['live', '15:45'],
+      ['live', '15:50'],
+      ['live', '16:00'],
+      ['delayed', '16:10'],
+      ['eod', '18:00'],
+      ['historical', '12:00'],
+    ];
+    let fromBlock = 0;
+    for (let i = 0; i < 28; i++) {
+      const session = sessions[Math.floor(random() * sessions.length)]!;
+      const scope = scopes[i % scopes.length]!;
+      const [mode, time] = instants[i % instants.length]!;
+      const asOf = currentAsOf(mode, etWallToSeconds(session, time));
+      if (asOf.kind !== 'current') continue;
+      const where = `${session} ${time} ${mode} ${JSON.stringify(scope)}`;
+      const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope)));
+      const paired = await sessionPairRows(reader.sql, cache, asOf, scope);
+      if (paired === undefined) continue;
+      fromBlock++;
+      expect(recordsOf(asOf, paired), where).toEqual(expected);
+      // Another instant of the same session, from the block kept in the cache.
+      const later = currentAsOf('live', etWallToSeconds(session, '16:05'));
+      if (later.kind !== 'current') continue;
+      const again = await sessionPairRows(reader.sql, cache, later, scope);
+      if (again === undefined) continue;
+      expect(recordsOf(later, again), `${where}, then 16:05`).toEqual(
+        recordsOf(later, rowSource(await scopeRows(reader.sql, later, scope))),
+      );
+    }
+    // The sample quotes its contracts every session: the two sessions answer nearly every instant.
+    expect(fromBlock).toBeGreaterThanOrEqual(24);
+    expect(cache.sessionCacheBytes).toBeLessThanOrEqual(1024 * 1024);
+  }, 180_000);
 });
 
 describe('a chain scope of one expiration', () => {
