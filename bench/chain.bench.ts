@@ -14,9 +14,12 @@ import {
   generateMarket,
   parseLeanDailyBars,
 } from '../src/ingest/generator/index.js';
-import { openStore, type Store } from '../src/library/store.js';
-import { previousSession, sessionsBetween } from '../src/market-time/index.js';
+import { openStore, type Store, storeInternals } from '../src/library/store.js';
+import { etWallToSeconds, previousSession, sessionsBetween } from '../src/market-time/index.js';
+import { currentAsOf } from '../src/pit/as-of.js';
 import { OPTION_COLUMNS, type OptionField } from '../src/query/options/columns.js';
+import { assemble, scopeRows } from '../src/query/options/scope-answer.js';
+import { rowSource } from '../src/query/options/snapshot-sql.js';
 import { DEFAULT_LIMIT } from '../src/service/format.js';
 import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
@@ -254,6 +257,8 @@ const NOW = '2021-03-01T12:00:00-05:00';
 const SESSION = '2019-06-14';
 /** How many sessions the random-access rows ask, each once, in random order over the store's years. */
 const RANDOM_SESSIONS = 60;
+/** The chain the random current instants ask. */
+const SPY = { underlying: 'SPY' };
 
 /** `count` distinct sessions of the store's years in a fixed pseudo-random order (never `SESSION`). */
 function randomSessions(count: number): string[] {
@@ -404,6 +409,23 @@ export default defineBenchmark({
         frontWall.push(ours.wall);
         frontCpu.push(ours.cpu);
       }
+      // Current instants (15:45 of sessions in random order, each once), as `store.at(T)` asks: the block
+      // of the session and the one before against the query that answered them before it.
+      ctx.log(`current instants: ${RANDOM_SESSIONS} sessions in random order, 15:45 ET, each asked once`);
+      const { reader } = storeInternals(store);
+      const instantCpu: number[] = [];
+      const instantWall: number[] = [];
+      const queryCpu: number[] = [];
+      for (const session of randomSessions(RANDOM_SESSIONS * 3).slice(RANDOM_SESSIONS * 2)) {
+        const T = etWallToSeconds(session, '15:45');
+        const ours = await measure(() => store.at(T).options.chain('SPY'));
+        instantCpu.push(ours.cpu);
+        instantWall.push(ours.wall);
+        const asOf = currentAsOf('live', T);
+        queryCpu.push(
+          (await measure(async () => assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, SPY))))).cpu,
+        );
+      }
       const whole = { ours: summarise(wholeOurs), cpu: summarise(wholeCpu), baseline: summarise(wholeRaw) };
       const parsed = JSON.parse(body) as unknown;
       const stringify = await timeIt(() => JSON.stringify(parsed), { warmup: 2, iterations: 25 });
@@ -442,6 +464,14 @@ export default defineBenchmark({
           unit: 'ms',
           target: '≤ 5 ms',
           note: `${RANDOM_SESSIONS} other sessions in random order, each asked once; wall p50 ${summarise(frontWall).p50Ms.toFixed(1)} ms, p90 ${summarise(frontWall).p90Ms.toFixed(1)} ms; load ${load}`,
+        }),
+        ratioRow({
+          name: 'chain: SPY front month at a random 15:45 instant, CPU p50',
+          ours: summarise(instantCpu).p50Ms,
+          baseline: summarise(queryCpu).p50Ms,
+          unit: 'ms',
+          target: '≤ 0.5× baseline time',
+          note: `store.at(T).options.chain at ${RANDOM_SESSIONS} other sessions in random order, vs the query alone (no records, no JSON) at the same instants; wall p50 ${summarise(instantWall).p50Ms.toFixed(1)} ms, p90 ${summarise(instantWall).p90Ms.toFixed(1)} ms; load ${load}`,
         }),
         ratioRow({
           name: `chain: SPY date=${SESSION} front month repeated p50 (response cache)`,
