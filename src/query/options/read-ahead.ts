@@ -256,11 +256,17 @@ export async function sessionPairRows(
   const block = await cache.sized(
     `read-ahead|session-pair|${JSON.stringify(scope)}|${session}`,
     async () => {
-      const rows = await sessionRows(sql, scope.underlying, session);
-      if (rows * 2 > SESSION_PAIR_ROWS) return undefined;
+      const quoted = await quotedKeys(sql, scope.underlying, first);
+      if (quoted.length * 2 > SESSION_PAIR_ROWS) return undefined;
       const known = await loadContracts(sql, cache, scope, first, session);
+      const rowsPerSession = Math.max(1, quoted.length);
+      // A look back too long to make (`carriedRows`) would leave the block unable to answer: the block is
+      // not read, and the query answers at no more than its own cost.
+      const since = unquotedSince(known, quoted, dayNumberOfIso(first));
+      if (since !== undefined && sessionCount(since, first) * rowsPerSession > SESSION_PAIR_CARRY_ROWS)
+        return undefined;
       return loadBlock(sql, scope, first, session, known, {
-        rowsPerSession: Math.max(1, rows),
+        rowsPerSession,
         sliceRows: SESSION_PAIR_ROWS,
         carryRows: SESSION_PAIR_CARRY_ROWS,
       });
@@ -269,6 +275,34 @@ export async function sessionPairRows(
   );
   if (block === undefined || !covers(block, asOf)) return undefined;
   return currentRows(block, asOf, undefined, scope.expiration);
+}
+
+/** The symbol hashes (`SYMBOL_KEY`) of the underlying's quote rows of a session, one per row. */
+async function quotedKeys(sql: SqlSession, underlying: string, session: string): Promise<Float64Array> {
+  const quotes = await sql.from('option_quotes', { underlying }, { first: session, last: session });
+  const { columns } = await sql.doubleColumns(
+    `SELECT ${SYMBOL_KEY('q')} FROM ${quotes} q
+     WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE)`,
+    { underlying, session },
+  );
+  return columns[0] ?? new Float64Array(0);
+}
+
+/**
+ * Of the contracts traded before `firstDay` and not quoted on it (their hashes not among `quoted`): the
+ * earliest first traded session, where the look back for their latest snapshots starts (`carriedRows`);
+ * undefined when there are none, or when contracts are not named by hashes (the look back is then made).
+ */
+function unquotedSince(known: ScopeContracts, quoted: Float64Array, firstDay: number): string | undefined {
+  const hashOf = known.keys?.hashOf;
+  if (hashOf === undefined) return undefined;
+  const seen = new Set(quoted);
+  let since = Number.POSITIVE_INFINITY;
+  for (let id = 0; id < hashOf.length; id++) {
+    const firstTraded = known.firstTradedDay[id]!;
+    if (firstTraded < firstDay && firstTraded < since && !seen.has(hashOf[id]!)) since = firstTraded;
+  }
+  return since === Number.POSITIVE_INFINITY ? undefined : isoDateOfDay(since);
 }
 
 /**
