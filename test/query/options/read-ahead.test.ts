@@ -134,25 +134,32 @@ describe('read-ahead for session loops', () => {
   });
 });
 
+/** A fixed pseudo-random sequence in [0, 1) (the same sessions every run). */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** The chains random requests ask: an ETF, an index with its weeklies' root, and a stock. */
+const RANDOM_SCOPES = [
+  { underlying: 'SPY' },
+  { underlying: 'SPX' },
+  { underlying: 'SPX', root: 'SPXW' },
+  { underlying: 'AAPL' },
+];
+
 describe('random access to dated sessions', () => {
   it("answers a dated chain at sessions asked in random order from their one session's rows, as the query does", async () => {
     // A small cache, so that sessions are let go and read again while the contracts stay shared.
     const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 256 * 1024 });
     const sessions = sessionsBetween('2019-01-02', '2020-12-31');
-    let seed = 20_190_102;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const scopes = [
-      { underlying: 'SPY' },
-      { underlying: 'SPX' },
-      { underlying: 'SPX', root: 'SPXW' },
-      { underlying: 'AAPL' },
-    ];
+    const random = seededRandom(20_190_102);
     for (let i = 0; i < 24; i++) {
       const session = sessions[Math.floor(random() * sessions.length)]!;
-      const scope = scopes[i % scopes.length]!;
+      const scope = RANDOM_SCOPES[i % RANDOM_SCOPES.length]!;
       const asOf: AsOf = { kind: 'dated', session };
       const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope)));
       expect(expected.length, `${session} ${JSON.stringify(scope)}`).toBeGreaterThan(0);
@@ -168,17 +175,7 @@ describe('random access at current instants', () => {
   it('answers a current chain at random instants from a block of its session and the one before, as the query does', async () => {
     const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 1024 * 1024 });
     const sessions = sessionsBetween('2018-01-03', '2020-12-31');
-    let seed = 20_201_231;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    const scopes = [
-      { underlying: 'SPY' },
-      { underlying: 'SPX' },
-      { underlying: 'SPX', root: 'SPXW' },
-      { underlying: 'AAPL' },
-    ];
+    const random = seededRandom(20_201_231);
     // Before the open, between the sample's 15:45 and 16:00 snapshots, at them, after the close, and the
     // delayed, end-of-day and historical modes: a contract's latest snapshot by the cutoff may be in the
     // session, in the one before, or carried from before both.
@@ -194,7 +191,7 @@ describe('random access at current instants', () => {
     let fromBlock = 0;
     for (let i = 0; i < 28; i++) {
       const session = sessions[Math.floor(random() * sessions.length)]!;
-      const scope = scopes[i % scopes.length]!;
+      const scope = RANDOM_SCOPES[i % RANDOM_SCOPES.length]!;
       const [mode, time] = instants[i % instants.length]!;
       const asOf = currentAsOf(mode, etWallToSeconds(session, time));
       if (asOf.kind !== 'current') continue;
