@@ -886,10 +886,11 @@ async function loadBlock(
   }
   const known = numbering ?? (await contractsOf);
   const { contracts, byExpiration, expirations } = known;
-  let quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
   // settled) on its first session, the contract's latest row before it: a current as-of answers with a
   // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
+  // The carried rows come first, and the block's columns are put together once (a copy of a 300,000-row
+  // block is some 40 MB).
   let carried: Carried | undefined;
   if (rowsPerSession !== undefined) {
     const carrySessions =
@@ -899,17 +900,18 @@ async function loadBlock(
       scope,
       first,
       known,
-      quotes,
+      quoteParts[0],
       interestParts,
       loop?.previous,
       carrySessions,
     );
     if (read !== undefined) {
       carried = read;
-      quotes = concatenated([inSessionOrder(read.quotes), quotes], QUOTE_COLUMNS);
+      quoteParts.unshift(inSessionOrder(read.quotes));
       interestParts.unshift(read.interest);
     }
   }
+  const quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   const interest = interestColumns(concatenated(interestParts, INTEREST_NAMES), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
   const { offsets, order: byContract } = countingOrder(quotes.contract, 0, contracts.length);
@@ -978,14 +980,16 @@ type Carried = {
  * interest settled the session before), each one's latest snapshot and open interest before the block:
  * from the loop's previous block when it reaches the session before this one's first and knows the
  * contract's history (its rows, its own carried row), else one query each over the sessions since the
- * earliest of the rest was first traded. Undefined when no contract lacks them.
+ * earliest of the rest was first traded. Undefined when no contract lacks them, or when that query would
+ * look back over more than `mostSessions` sessions.
  */
 async function carriedRows(
   sql: SqlSession,
   scope: Exclude<Scope, { optionSymbol: string }>,
   first: string,
   known: ScopeContracts,
-  quotes: QuoteColumns,
+  /** The block's first slice of quotes (its first sessions' rows), if any. */
+  firstQuotes: QuoteColumns | undefined,
   interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
   previous: Block | undefined,
   mostSessions?: number,
@@ -994,7 +998,7 @@ async function carriedRows(
   const firstDay = dayNumberOfIso(first);
   const oiFirst = previousSession(first);
   const oiFirstDay = dayNumberOfIso(oiFirst);
-  const quoted = quotedOn(quotes, firstDay, count);
+  const quoted = firstQuotes === undefined ? new Uint8Array(count) : quotedOn(firstQuotes, firstDay, count);
   const settled = new Uint8Array(count);
   for (const part of interestParts) markSettledOn(part, oiFirstDay, settled);
   const quoteSearched = new Uint8Array(count);
