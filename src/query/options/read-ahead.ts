@@ -293,7 +293,13 @@ async function quotedKeys(sql: SqlSession, underlying: string, session: string):
  * earliest first traded session, where the look back for their latest snapshots starts (`carriedRows`);
  * undefined when there are none, or when contracts are not named by hashes (the look back is then made).
  */
-function unquotedSince(known: ScopeContracts, quoted: Float64Array, firstDay: number): string | undefined {
+export function unquotedSince(
+  known: Pick<ScopeContracts, 'firstTradedDay'> & {
+    readonly keys: { readonly hashOf: Float64Array } | undefined;
+  },
+  quoted: Float64Array,
+  firstDay: number,
+): string | undefined {
   const hashOf = known.keys?.hashOf;
   if (hashOf === undefined) return undefined;
   const seen = new Set(quoted);

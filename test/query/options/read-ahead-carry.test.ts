@@ -11,7 +11,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
+import {
+  announceSessionLoop,
+  readAheadRows,
+  sessionPairRows,
+} from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
@@ -89,4 +93,25 @@ describe('a loop over contracts left unquoted for a long time', () => {
       expect(fromBlock).toBeGreaterThanOrEqual(sessions.length - (announced ? 0 : 2));
     }
   }, 240_000);
+});
+
+describe('a current chain at a random instant over contracts left unquoted for a long time', () => {
+  it("carries them into its two sessions' block, answering as the query does", async () => {
+    const scope = { underlying: 'XYZ' };
+    const cache = new StoreCache(() => reader.dataVersion);
+    // Out of order, well into the second period: every answer needs the first period's last snapshots.
+    const sessions = ['2019-05-20', '2019-03-22', '2019-04-15', '2019-05-31'];
+    for (const session of sessions) {
+      for (const time of ['10:00', '16:30']) {
+        const asOf = currentAsOf('live', etWallToSeconds(session, time));
+        if (asOf.kind !== 'current') throw new Error('a live as-of is current');
+        const paired = await sessionPairRows(reader.sql, cache, asOf, scope);
+        // A store this small looks back over a few thousand rows: well within the block's budget.
+        expect(paired, `${session} ${time}`).toBeDefined();
+        expect(assemble(asOf, paired!).records, `${session} ${time}`).toEqual(
+          assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records,
+        );
+      }
+    }
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import {
   interestColumns,
   QUOTE_COLUMNS,
   type QuoteColumns,
+  unquotedSince,
 } from '../../../src/query/options/read-ahead.js';
 
 const NAMES = QUOTE_COLUMNS;
@@ -108,5 +109,24 @@ describe('a contract table read in the files order', () => {
     expect(columns[0]).toEqual(['SPY190118C00250000', 'SPY190118P00250000', 'SPY190215C00250000']);
     expect(columns[1]).toEqual(['SPY', 'SPY7', 'SPY']);
     expect(Array.from(columns[2] as Float64Array)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('the look back a two-session block would need', () => {
+  // Contracts 0–3 by their symbols' hashes, first traded on days 5, 2, 9 and 12; the block starts on day 10.
+  const known = {
+    keys: { hashOf: Float64Array.of(101, 102, 103, 104) },
+    firstTradedDay: Float64Array.of(5, 2, 9, 12),
+  };
+
+  it('starts at the earliest first traded session of the contracts not quoted on its first session', () => {
+    // 102 (day 2) is quoted; of 101 (day 5) and 103 (day 9), day 5 is the earliest. 104 trades after.
+    expect(unquotedSince(known, Float64Array.of(102, 102, 104), 10)).toBe('1970-01-06');
+    expect(unquotedSince(known, Float64Array.of(101, 102), 10)).toBe('1970-01-10');
+  });
+
+  it('needs none when every contract traded before is quoted, or when rows are named by symbols', () => {
+    expect(unquotedSince(known, Float64Array.of(101, 102, 103), 10)).toBeUndefined();
+    expect(unquotedSince({ ...known, keys: undefined }, new Float64Array(0), 10)).toBeUndefined();
   });
 });
