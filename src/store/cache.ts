@@ -128,6 +128,11 @@ export class StoreCache {
     return this.sessions.bytes;
   }
 
+  /** The bytes the session cache may hold. */
+  get sessionCacheCapacity(): number {
+    return this.sessions.capacity;
+  }
+
   /**
    * The session cache: a value read from the store (a session's rows, a scope's contracts), computed once
    * per key and version and kept while the values used since fit in the cache's bytes; `bytesOf` tells

@@ -100,12 +100,23 @@ export type EmptyColumnSource = (
   sessions?: SessionRange,
 ) => ReadonlySet<string>;
 
+/** The rows of one partition of a table and the sessions they span, as the store's manifest records them. */
+export type PartitionExtent = { readonly rows: number; readonly first: string; readonly last: string };
+
+/** Finds a partition's extent (see `SqlSession.extent`). */
+export type ExtentSource = (
+  table: TableName,
+  partition: Readonly<Record<string, string>>,
+) => PartitionExtent | undefined;
+
 /** A DuckDB connection with plain-JS results and bound parameters only. */
 export class SqlSession {
   /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
   tableSource: TableSource | undefined;
   /** Set by a store reader: the columns with no value in the files `from` would name (see `emptyColumns`). */
   emptySource: EmptyColumnSource | undefined;
+  /** Set by a store reader: a partition's rows and sessions (see `extent`). */
+  extentSource: ExtentSource | undefined;
   /**
    * Set by a store reader: called once when a statement fails, before the error is thrown; when it
    * returns true (it found and set aside a damaged file), the statement runs again, once.
@@ -167,6 +178,15 @@ export class SqlSession {
     sessions?: SessionRange,
   ): ReadonlySet<string> {
     return this.emptySource?.(table, partition, sessions) ?? new Set();
+  }
+
+  /**
+   * How many rows one partition of a table holds and the sessions they span, from the store's manifest
+   * (no statement); undefined outside a store reader, for an empty partition, or when a file does not
+   * record its sessions.
+   */
+  extent(table: TableName, partition: Readonly<Record<string, string>>): PartitionExtent | undefined {
+    return this.extentSource?.(table, partition);
   }
 
   /** Runs a statement for its effect. */

@@ -21,7 +21,14 @@ import type { FileEntry, Manifest } from './manifest.js';
 import { readManifest } from './manifest.js';
 import { readParquetSql } from './parquet.js';
 import { TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
-import { quoteIdentifier as q, quoteLiteral, type SessionRange, type SqlOptions, SqlSession } from './sql.js';
+import {
+  type PartitionExtent,
+  quoteIdentifier as q,
+  quoteLiteral,
+  type SessionRange,
+  type SqlOptions,
+  SqlSession,
+} from './sql.js';
 
 /** The DuckDB memory limit of a reader unless the caller sets one. */
 export const DEFAULT_READER_MEMORY = '256MB';
@@ -92,6 +99,7 @@ export class StoreReader {
     sql.prepare = (text) => reader.viewsOf(text);
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
     sql.emptySource = (table, partition, sessions) => reader.emptyColumns(table, partition, sessions);
+    sql.extentSource = (table, partition) => reader.extent(table, partition);
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
   }
@@ -244,6 +252,21 @@ export class StoreReader {
       if (empty.size === 0) break;
     }
     return empty ?? new Set();
+  }
+
+  /** One partition's rows and the sessions they span, from the pinned manifest (see `SqlSession.extent`). */
+  extent(table: TableName, partition: Readonly<Record<string, string>>): PartitionExtent | undefined {
+    let rows = 0;
+    let first: string | undefined;
+    let last: string | undefined;
+    for (const entry of this.current.tables[table]) {
+      if (!inPartition(entry, partition, undefined)) continue;
+      if (entry.sessions === undefined) return undefined;
+      rows += entry.rows;
+      if (first === undefined || entry.sessions.first < first) first = entry.sessions.first;
+      if (last === undefined || entry.sessions.last > last) last = entry.sessions.last;
+    }
+    return first === undefined || last === undefined ? undefined : { rows, first, last };
   }
 
   /** Closes the DuckDB of this reader (and removes what its queries spilled). */

@@ -10,7 +10,7 @@ import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
 import { type GreeksSource, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
-import { readAheadRows, sessionPairRows } from './read-ahead.js';
+import { readAheadRows, sessionPairRows, wholeHistoryRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
 import type { Scope } from './scope.js';
 import { sessionBlockRows } from './session-block.js';
@@ -70,6 +70,7 @@ export function scopeAnswer(
   return cache.memoize(`option-scope|${asOfKey(asOf)}|${JSON.stringify(scope)}|${greeks}`, async () => {
     const source =
       (await readAheadRows(sql, cache, asOf, scope)) ??
+      (await wholeHistoryRows(sql, cache, asOf, scope)) ??
       ('optionSymbol' in scope
         ? undefined
         : asOf.kind === 'dated'

@@ -5,6 +5,7 @@ import {
   announceSessionLoop,
   readAheadRows,
   sessionPairRows,
+  wholeHistoryRows,
 } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { sessionBlockRows } from '../../../src/query/options/session-block.js';
@@ -214,6 +215,78 @@ describe('random access at current instants', () => {
     expect(fromBlock).toBeGreaterThanOrEqual(24);
     expect(cache.sessionCacheBytes).toBeLessThanOrEqual(1024 * 1024);
   }, 180_000);
+});
+
+describe("an underlying's whole history", () => {
+  it('is read once random requests have asked eight sessions, and answers every later one as the query does', async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const sessions = sessionsBetween('2019-01-02', '2020-12-31');
+    const random = seededRandom(20_190_704);
+    const spy = { underlying: 'SPY' };
+    const asked = () => sessions[Math.floor(random() * sessions.length)]!;
+    // The first seven distinct sessions are left to the session paths.
+    const first = new Set<string>();
+    while (first.size < 7) {
+      const session = asked();
+      if (first.has(session)) continue;
+      first.add(session);
+      expect(await wholeHistoryRows(reader.sql, cache, { kind: 'dated', session }, spy)).toBeUndefined();
+    }
+    let answered = 0;
+    for (let i = 0; i < 16; i++) {
+      const session = asked();
+      const asOfs: AsOf[] = [
+        { kind: 'dated', session },
+        currentAsOf('live', etWallToSeconds(session, i % 2 === 0 ? '15:50' : '09:00')),
+        currentAsOf('eod', etWallToSeconds(session, '18:00')),
+      ];
+      const scopes = [
+        spy,
+        { underlying: 'SPY', optionSymbol: 'SPY200918P00250000' },
+        { underlying: 'SPY', optionSymbol: 'SPY190118C00250000' },
+      ];
+      for (const asOf of asOfs) {
+        for (const scope of scopes) {
+          const whole = await wholeHistoryRows(reader.sql, cache, asOf, scope);
+          if (whole === undefined) continue;
+          answered++;
+          expect(
+            recordsOf(asOf, whole),
+            `${session} ${JSON.stringify(asOf)} ${JSON.stringify(scope)}`,
+          ).toEqual(recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))));
+        }
+      }
+    }
+    expect(answered).toBeGreaterThanOrEqual(16 * 3 * 3 - 6);
+  }, 240_000);
+
+  it('is not read when it would take more than half the session cache, nor read again once let go', async () => {
+    // SPX's history on the sample is some 670,000 quote rows: past half of a 64 MB cache.
+    const small = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 64 * 2 ** 20 });
+    const sessions = sessionsBetween('2020-01-02', '2020-01-31');
+    for (const session of sessions) {
+      expect(
+        await wholeHistoryRows(reader.sql, small, { kind: 'dated', session }, { underlying: 'SPX' }),
+      ).toBeUndefined();
+    }
+    expect(small.sessionCacheBytes).toBe(0);
+    // AAPL's fits; read once, then let go by a smaller entry's arrival past the capacity, not read again.
+    const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: 96 * 2 ** 20 });
+    const aapl = { underlying: 'AAPL' };
+    let read = false;
+    for (const session of sessions) {
+      read ||= (await wholeHistoryRows(reader.sql, cache, { kind: 'dated', session }, aapl)) !== undefined;
+    }
+    expect(read).toBe(true);
+    await cache.sized(
+      'filler',
+      async () => 'x',
+      () => 96 * 2 ** 20,
+    );
+    expect(
+      await wholeHistoryRows(reader.sql, cache, { kind: 'dated', session: '2020-02-03' }, aapl),
+    ).toBeUndefined();
+  }, 120_000);
 });
 
 describe('a chain scope of one expiration', () => {
