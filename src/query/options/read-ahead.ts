@@ -335,8 +335,9 @@ export async function wholeHistoryRows(
       (block) => block.bytes,
     );
   }
-  const block = await pending;
-  if (!covers(block, asOf)) return undefined;
+  // Only a way to answer sooner: a history that could not be read leaves the answer to the other paths.
+  const block = await pending.catch(() => undefined);
+  if (block === undefined || !covers(block, asOf)) return undefined;
   let only: number | undefined;
   if ('optionSymbol' in scope) {
     only = contractIndex(block.contracts, scope.optionSymbol);
