@@ -32,6 +32,9 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 /** An answer larger than this share of the budget is not kept (it would push out everything else). */
 const LARGEST_SHARE = 0.25;
 
+/** The most keys of dated answers asked once that are remembered (see `ResponseCache.admit`). */
+const ASKED_ONCE_KEYS = 10_000;
+
 /**
  * The service's responses for one data version, bounded in bytes. Each answer also keeps its printed
  * bodies, one per output options asked (a repeated request is then sent without printing it again);
@@ -39,6 +42,8 @@ const LARGEST_SHARE = 0.25;
  */
 export class ResponseCache {
   private readonly entries = new Map<string, Kept>();
+  /** Keys of answers asked once and not kept (see `admit`). */
+  private readonly askedOnce = new Set<string>();
   private bytes = 0;
   private version: string;
 
@@ -97,6 +102,21 @@ export class ResponseCache {
     return found.entry;
   }
 
+  /**
+   * Whether an answer just computed for `key` is to be kept, for an answer only a repeat of the same
+   * request can use (a dated one): not the first time its key is asked, only when it is asked again. A
+   * server's traffic over many sessions asks most of them once, and every answer kept is more for the
+   * collector to walk (a full cache made each such request a fifth slower); a repeated request is kept
+   * from its second time on. The keys asked once are forgotten, all at once, past `ASKED_ONCE_KEYS`.
+   */
+  admit(key: string): boolean {
+    this.sync();
+    if (this.askedOnce.delete(key)) return true;
+    if (this.askedOnce.size >= ASKED_ONCE_KEYS) this.askedOnce.clear();
+    this.askedOnce.add(key);
+    return false;
+  }
+
   set(key: string, entry: CacheEntry): void {
     this.sync();
     const bytes = estimateBytes(key, entry.answer);
@@ -149,6 +169,7 @@ export class ResponseCache {
     if (version === this.version) return;
     this.version = version;
     this.entries.clear();
+    this.askedOnce.clear();
     this.bytes = 0;
   }
 }

@@ -289,6 +289,8 @@ export class Api {
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer, false, true);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
     if (result.kind === 'ok' && cacheKey !== undefined && (cutoff !== undefined || dated !== undefined)) {
+      // A dated answer serves no `mode=cached` request, only a repeat: kept once asked again (`admit`).
+      if (dated !== undefined && !this.cache.admit(cacheKey)) return done(200, result);
       this.cache.set(cacheKey, {
         answer: result,
         snapshotSeconds: result.dataAsOfSeconds ?? cutoff ?? 0,

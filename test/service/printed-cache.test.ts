@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { ResponseCache } from '../../src/service/response-cache.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
 const CHAIN = '/v1/options/chain/SPY/?dte=30&side=put&strikeLimit=6';
@@ -94,12 +95,15 @@ describe('printed bodies in the response cache', () => {
     }
   });
 
-  it('keeps a dated answer: a repeat is the same 200, never a 203, and mode=cached never finds it', async () => {
+  it('keeps a dated answer once asked again: a repeat is the same 200, never a 203, and mode=cached never finds it', async () => {
     const store = await openStore('data/sample', { now: NOW, threads: 1 });
     try {
       const dated = '/v1/options/chain/SPY/?date=2020-03-13&dte=30&side=put&strikeLimit=6';
       const first = await ask(store, dated);
       expect(first.status).toBe(200);
+      // Asked once, a dated answer is not kept (a server's random sessions are mostly asked once).
+      expect(storeInternals(store).api.responseCache.size).toBe(0);
+      expect(await ask(store, dated)).toEqual(first);
       const kept = storeInternals(store).api.responseCache.size;
       expect(kept).toBe(1);
       for (const form of ['', '&format=csv', '']) {
@@ -119,5 +123,25 @@ describe('printed bodies in the response cache', () => {
     } finally {
       store.close();
     }
+  });
+});
+
+describe('which dated answers are kept', () => {
+  it('admits a key the second time it is asked, forgets keys asked once past ten thousand and on a new version', () => {
+    let version = 'v1';
+    const cache = new ResponseCache(() => version);
+    expect(cache.admit('a')).toBe(false);
+    expect(cache.admit('a')).toBe(true);
+    // Admitted, the key is no longer remembered: let go of later, it is kept again only when asked twice.
+    expect(cache.admit('a')).toBe(false);
+    for (let i = 0; i < 10_000; i++) cache.admit(`k${i}`);
+    // Ten thousand remembered: the next one asked forgets them all ('a' among them) and is remembered.
+    expect(cache.admit('a')).toBe(false);
+    expect(cache.admit('k9998')).toBe(false);
+    expect(cache.admit('k9999')).toBe(true);
+    expect(cache.admit('b')).toBe(false);
+    version = 'v2';
+    expect(cache.admit('b')).toBe(false);
+    expect(cache.admit('b')).toBe(true);
   });
 });
