@@ -53,6 +53,8 @@ export class StoreReader {
   private readonly nullColumns = new Map<string, ReadonlySet<string>>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
   private readonly made = new Map<TableName, Promise<void>>();
+  /** The views made and done (`made` also holds those still being made). */
+  private readonly ready = new Set<TableName>();
 
   private constructor(
     readonly dir: string,
@@ -145,15 +147,20 @@ export class StoreReader {
   /** Lets the views and what their files were found to be go: they are made again on their next use. */
   private forgetViews(): void {
     this.made.clear();
+    this.ready.clear();
     this.badFooters.clear();
     this.unusable = [];
   }
 
-  /** Makes the views a statement reads (by its text) that are not made yet. */
+  /**
+   * Makes the views a statement reads (by its text) that are not made yet, and waits for those another
+   * statement is making: a statement run while its view was still being made failed, DuckDB finding no
+   * such table (two requests at once, the first of a server to read the splits).
+   */
   private async viewsOf(text: string): Promise<void> {
-    if (this.made.size === TABLE_NAMES.length) return;
+    if (this.ready.size === TABLE_NAMES.length) return;
     for (const table of TABLE_NAMES) {
-      if (!this.made.has(table) && VIEW_USE[table].test(text)) await this.view(table);
+      if (!this.ready.has(table) && VIEW_USE[table].test(text)) await this.view(table);
     }
   }
 
@@ -164,9 +171,14 @@ export class StoreReader {
       made = this.defineView(table);
       this.made.set(table, made);
       const pending = made;
-      pending.catch(() => {
-        if (this.made.get(table) === pending) this.made.delete(table);
-      });
+      pending.then(
+        () => {
+          if (this.made.get(table) === pending) this.ready.add(table);
+        },
+        () => {
+          if (this.made.get(table) === pending) this.made.delete(table);
+        },
+      );
     }
     return made;
   }
@@ -180,7 +192,7 @@ export class StoreReader {
     // A footer check fails when its file is damaged: that is its answer, not something to set right.
     if (text === FOOTER_CHECK_SQL) return false;
     const missing = TABLE_NAMES.find(
-      (table) => !this.made.has(table) && String(error).includes(`Table with name ${table} does not exist`),
+      (table) => !this.ready.has(table) && String(error).includes(`Table with name ${table} does not exist`),
     );
     if (missing !== undefined) {
       await this.view(missing);
@@ -365,6 +377,7 @@ export class StoreReader {
     // The views made so far are made again without the files found unreadable.
     const tables = [...this.made.keys()];
     this.made.clear();
+    this.ready.clear();
     for (const table of tables) await this.view(table);
     return true;
   }
