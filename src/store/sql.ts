@@ -24,6 +24,16 @@ import type { TableName } from './schema.js';
 /** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 
+/** A validity mask read as 32-bit words in bit order (`LITTLE_ENDIAN` only); null when every item is valid. */
+function maskWords(mask: BigUint64Array | null): Uint32Array | null {
+  return mask === null ? null : new Uint32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+}
+
+/** Whether bit `bit` of a validity mask's words (`maskWords`) marks its item NULL. */
+function nullBit(words: Uint32Array, bit: number): boolean {
+  return (words[bit >>> 5]! & (1 << (bit & 31))) === 0;
+}
+
 /** What `readTexts` uses of the driver's VARCHAR vector: its `string_t` entries and item reader. */
 type TextVector = {
   dataView: DataView;
@@ -43,18 +53,17 @@ const INLINE_TEXT_BYTES = 12;
  */
 function readTexts(vector: TextVector, count: number, target: (string | null)[], offset: number): void {
   const view = vector.dataView;
-  const mask = vector.validity.data;
   if (!LITTLE_ENDIAN) {
     for (let i = 0; i < count; i++) target[offset + i] = vector.getItem(i);
     return;
   }
-  const words = mask === null ? null : new Uint32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+  const words = maskWords(vector.validity.data);
   const first = vector.validity.offset;
   const bytes = new Uint8Array(view.buffer, view.byteOffset, count * STRING_T_BYTES);
   const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   for (let i = 0; i < count; i++) {
     const bit = first + i;
-    if (words !== null && (words[bit >>> 5]! & (1 << (bit & 31))) === 0) {
+    if (words !== null && nullBit(words, bit)) {
       target[offset + i] = null;
       continue;
     }
@@ -338,12 +347,9 @@ export class SqlSession {
             }
           }
         } else if (mask !== null) {
-          const words = new Uint32Array(mask.buffer, mask.byteOffset, mask.length * 2);
+          const words = maskWords(mask)!;
           const first = vector.validity.offset;
-          for (let i = 0; i < count; i++) {
-            const bit = first + i;
-            if ((words[bit >>> 5]! & (1 << (bit & 31))) === 0) target[offset + i] = Number.NaN;
-          }
+          for (let i = 0; i < count; i++) if (nullBit(words, first + i)) target[offset + i] = Number.NaN;
         }
       }
       offset += count;
@@ -428,11 +434,8 @@ export class SqlSession {
       return await work();
     } finally {
       this.running--;
-      if (this.closing) {
-        // Statements asked before `close` still start one after another: each is interrupted in turn.
-        if (this.running > 0) this.connection.interrupt();
-        else this.closeNow();
-      }
+      // Statements asked before `close` are interrupted by its timer; the last to end closes the database.
+      if (this.closing && this.running === 0) this.closeNow();
     }
   }
 
