@@ -310,11 +310,12 @@ export async function wholeHistoryRows(
     if (state.read) return undefined;
     state.asked.add(asOfSession(asOf));
     if (state.asked.size < WHOLE_HISTORY_AFTER_SESSIONS) return undefined;
+    // Decided once, read or not: the manifest is not walked again on every request after.
+    state.read = true;
     const quotes = sql.extent('option_quotes', { underlying });
     const interest = sql.extent('open_interest', { underlying });
     if (quotes === undefined) return undefined;
     const bytes = quotes.rows * QUOTE_ROW_BYTES + (interest?.rows ?? 0) * INTEREST_ROW_BYTES;
-    state.read = true;
     if (bytes > cache.sessionCacheCapacity / 2) return undefined;
     const whole = { underlying };
     const sessions = Math.max(1, sessionCount(quotes.first, quotes.last) + 1);
@@ -779,12 +780,12 @@ async function loadContracts(
  */
 function byDay(days: Float64Array): Int32Array {
   if (days.length === 0) return new Int32Array(0);
-  const [low, high] = extent(days);
+  const [low, high] = lowAndHigh(days);
   return countingOrder(days, low, high - low + 1).order;
 }
 
 /** The least and the greatest of `values` (not empty). */
-function extent(values: Float64Array): [low: number, high: number] {
+function lowAndHigh(values: Float64Array): [low: number, high: number] {
   let low = Number.POSITIVE_INFINITY;
   let high = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < values.length; i++) {
