@@ -23,7 +23,9 @@ import {
   sessionOpenSeconds,
   toEtDate,
 } from '../market-time/index.js';
+import type { StoreCache } from '../store/cache.js';
 import type { SqlSession, SqlValue } from '../store/sql.js';
+import { type DailyHistory, dailyHistory, firstOnOrAfter, lastOnOrBefore } from './daily-history.js';
 import type { AsOf } from './types.js';
 
 /** A candle resolution: N minutes (hours are 60·N minutes) or N sessions, weeks, months or years. */
@@ -196,11 +198,12 @@ export function minuteBarsParams(): { readonly early: string; readonly zone: str
  * `minute_raw` (the bars), `minute_days` (per session: 09:30 ET as epoch seconds `open_s`, computed once
  * per session with DuckDB's time zones so DST days are exact, and the regular session's length) and
  * `minute_bars` (the bars with `open_s`, inside regular hours unless `extended`). Binds `$early` and
- * `$zone` (spread `minuteBarsParams()` into the statement's parameters).
+ * `$zone` (spread `minuteBarsParams()` into the statement's parameters). `source` names the bars read:
+ * the whole table's view, or one partition's files (`SqlSession.from`).
  */
-export function minuteBarsSql(where: string, extended: boolean): string {
+export function minuteBarsSql(where: string, extended: boolean, source = 'stock_bars'): string {
   return `minute_raw AS (
-       SELECT symbol, session_date, t, o, h, l, c, v FROM stock_bars WHERE resolution = '1' AND ${where}
+       SELECT symbol, session_date, t, o, h, l, c, v FROM ${source} WHERE resolution = '1' AND ${where}
      ), minute_days AS (
        SELECT session_date,
               epoch(timezone($zone, CAST(session_date AS TIMESTAMP) + INTERVAL 570 MINUTE)) AS open_s,
@@ -218,23 +221,42 @@ export type Split = { readonly exDate: string; readonly ratio: number };
 /** The splits of `symbols` known by `through` (ex-date ≤ through), ascending by ex-date, by symbol. */
 export async function loadSplits(
   sql: SqlSession,
+  cache: StoreCache,
   symbols: readonly string[],
   through: string,
 ): Promise<Map<string, Split[]>> {
-  const rows = await sql.all<{ symbol: string; ex_date: string; ratio: number }>(
-    `SELECT symbol, ex_date, ratio FROM splits
-     WHERE symbol IN (SELECT unnest(string_split($symbols, ','))) AND ex_date <= CAST($through AS DATE)
-       AND ratio > 0
-     ORDER BY symbol, ex_date`,
-    { symbols: symbols.join(','), through },
-  );
+  const wanted = new Set(symbols);
   const bySymbol = new Map<string, Split[]>();
-  for (const row of rows) {
+  for (const row of await allSplits(sql, cache)) {
+    if (!wanted.has(row.symbol) || row.exDate > through) continue;
     const list = bySymbol.get(row.symbol) ?? [];
-    list.push({ exDate: row.ex_date, ratio: row.ratio });
+    list.push({ exDate: row.exDate, ratio: row.ratio });
     bySymbol.set(row.symbol, list);
   }
   return bySymbol;
+}
+
+/** About what one kept split costs: its object and its two texts. */
+const SPLIT_BYTES = 120;
+
+/**
+ * Every split of the store (positive ratios), by symbol then ex-date, read once per data version: a
+ * statement per stock answer cost more than the table (a row per split) takes to keep.
+ */
+function allSplits(
+  sql: SqlSession,
+  cache: StoreCache,
+): Promise<readonly { symbol: string; exDate: string; ratio: number }[]> {
+  return cache.sized(
+    'splits',
+    async () => {
+      const rows = await sql.all<{ symbol: string; ex_date: string; ratio: number }>(
+        'SELECT symbol, ex_date, ratio FROM splits WHERE ratio > 0 ORDER BY symbol, ex_date',
+      );
+      return rows.map((row) => ({ symbol: row.symbol, exDate: row.ex_date, ratio: row.ratio }));
+    },
+    (rows) => 64 + rows.length * SPLIT_BYTES,
+  );
 }
 
 /** The split factor of a bar of session `date` seen from `basis`: the product of ratios with date < ex-date ≤ basis. */
@@ -378,27 +400,21 @@ export type Period = DailyBar & { readonly lastDate: string; readonly complete: 
 
 /**
  * The known daily bars of `symbol` (session ≤ `through`, and ≥ `from` when given), ascending,
- * split-adjusted when `splits` is given.
+ * split-adjusted when `splits` is given; from the symbol's daily history in memory when it is kept.
  */
 export async function knownDailyBars(
   sql: SqlSession,
+  cache: StoreCache,
   symbol: string,
   through: string,
   splits: readonly Split[] | undefined,
   from?: string,
 ): Promise<DailyBar[]> {
-  // Prices come back as DOUBLE: converting DECIMAL values one by one in JS costs more than the query.
-  const { columns } = await sql.columns(
-    `SELECT CAST(session_date AS VARCHAR), CAST(o AS DOUBLE), CAST(h AS DOUBLE), CAST(l AS DOUBLE),
-            CAST(c AS DOUBLE), CAST(v AS DOUBLE)
-     FROM stock_bars
-     WHERE symbol = $symbol AND resolution = 'D' AND session_date <= CAST($through AS DATE)
-       AND session_date >= CAST($from AS DATE)
-     ORDER BY session_date`,
-    { symbol, through, from: from ?? '0001-01-01' },
-  );
-  const dates = (columns[0] ?? []) as string[];
-  const [, o, h, l, c, v] = numberColumns(columns, 6);
+  const history = await dailyHistory(sql, cache, symbol);
+  const { dates, o, h, l, c, v } =
+    history === undefined
+      ? await readDailyBars(sql, symbol, through, from)
+      : historyBetween(history, from, through);
   return dates.map((date, i) => {
     const factor = splits === undefined ? 1 : splitFactor(splits, date);
     return {
@@ -410,6 +426,50 @@ export async function knownDailyBars(
       v: adjustVolume(v[i]!, factor),
     };
   });
+}
+
+type DailyColumns = {
+  readonly dates: readonly string[];
+  readonly o: ArrayLike<number>;
+  readonly h: ArrayLike<number>;
+  readonly l: ArrayLike<number>;
+  readonly c: ArrayLike<number>;
+  readonly v: ArrayLike<number>;
+};
+
+async function readDailyBars(
+  sql: SqlSession,
+  symbol: string,
+  through: string,
+  from: string | undefined,
+): Promise<DailyColumns> {
+  // Prices come back as DOUBLE: converting DECIMAL values one by one in JS costs more than the query.
+  const { columns } = await sql.columns(
+    `SELECT CAST(session_date AS VARCHAR), CAST(o AS DOUBLE), CAST(h AS DOUBLE), CAST(l AS DOUBLE),
+            CAST(c AS DOUBLE), CAST(v AS DOUBLE)
+     FROM stock_bars
+     WHERE symbol = $symbol AND resolution = 'D' AND session_date <= CAST($through AS DATE)
+       AND session_date >= CAST($from AS DATE)
+     ORDER BY session_date`,
+    { symbol, through, from: from ?? '0001-01-01' },
+  );
+  const [, o, h, l, c, v] = numberColumns(columns, 6);
+  return { dates: (columns[0] ?? []) as string[], o: o!, h: h!, l: l!, c: c!, v: v! };
+}
+
+/** The bars of a daily history with `from` ≤ session ≤ `through`. */
+function historyBetween(history: DailyHistory, from: string | undefined, through: string): DailyColumns {
+  const start = from === undefined ? 0 : firstOnOrAfter(history, from);
+  const end = lastOnOrBefore(history, through) + 1;
+  const slice = (column: Float64Array) => column.subarray(start, Math.max(start, end));
+  return {
+    dates: history.sessions.slice(start, Math.max(start, end)),
+    o: slice(history.o),
+    h: slice(history.h),
+    l: slice(history.l),
+    c: slice(history.c),
+    v: slice(history.v),
+  };
 }
 
 /**

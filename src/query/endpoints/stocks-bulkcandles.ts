@@ -60,7 +60,7 @@ export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult>
   if (day !== undefined && !isTradingDay(day)) return MARKET_CLOSED;
 
   const knowledge = knowledgeAt(ctx.asOf, ctx.nowSeconds);
-  const sessions = await latestSessions(ctx.sql, symbols, knowledge, {
+  const sessions = await latestSessions(ctx.sql, ctx.cache, symbols, knowledge, {
     count: 1,
     extended: false,
     ...(day === undefined ? {} : { session: day }),
@@ -78,6 +78,7 @@ export async function bulkCandles(ctx: EndpointContext): Promise<EndpointResult>
   const splits = adjustSplits
     ? await loadSplits(
         ctx.sql,
+        ctx.cache,
         rows.map((row) => row.symbol),
         knowledge.splitsThrough,
       )

@@ -25,6 +25,7 @@ import {
   type ParsedDate,
   resolveRelative,
 } from '../../market-time/index.js';
+import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import {
   type Candle,
@@ -235,6 +236,7 @@ async function intradayResult(
 
 async function dailyResult(
   sql: SqlSession,
+  cache: StoreCache,
   symbol: string,
   resolution: Resolution,
   range: CandleRange,
@@ -244,7 +246,7 @@ async function dailyResult(
   const lastClosed = knowledge.lastClosedSession;
   if (lastClosed === null) return noData(null, null);
   const select = async (from: string | undefined) => {
-    const bars = await knownDailyBars(sql, symbol, lastClosed, splits, from);
+    const bars = await knownDailyBars(sql, cache, symbol, lastClosed, splits, from);
     const periods = groupDaily(bars, resolution, lastClosed).filter((p) => p.complete);
     const inRange = periods.filter((p) => p.date >= range.fromDate && p.date <= range.toDate);
     return { periods, chosen: range.countback === undefined ? inRange : inRange.slice(-range.countback) };
@@ -304,11 +306,11 @@ export async function candles(ctx: EndpointContext): Promise<EndpointResult> {
   const knowledge = knowledgeAt(ctx.asOf, ctx.nowSeconds);
   if (symbol === '' || !(await symbolKnown(ctx.sql, ctx.cache, symbol, knowledge))) return SYMBOL_NOT_FOUND;
   const splits = adjustSplits
-    ? ((await loadSplits(ctx.sql, [symbol], knowledge.splitsThrough)).get(symbol) ?? [])
+    ? ((await loadSplits(ctx.sql, ctx.cache, [symbol], knowledge.splitsThrough)).get(symbol) ?? [])
     : [];
   return intraday
     ? intradayResult(ctx.sql, symbol, resolution, range, knowledge, query.extended ?? false, splits)
-    : dailyResult(ctx.sql, symbol, resolution, range, knowledge, splits);
+    : dailyResult(ctx.sql, ctx.cache, symbol, resolution, range, knowledge, splits);
 }
 
 /** The stock candles endpoint. */

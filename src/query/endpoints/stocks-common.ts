@@ -15,6 +15,7 @@ import {
   minuteBarsSql,
   splitFactor,
 } from '../candles.js';
+import { type DailyHistory, dailyHistory, lastOnOrBefore } from '../daily-history.js';
 import { normalizeSymbol } from '../params.js';
 import type { AsOf, Field, FieldKind } from '../types.js';
 
@@ -73,7 +74,7 @@ export async function symbolKnown(
   const knownSince = cache.state(KNOWN_SINCE_KEY, () => new Map<string, Knowledge>());
   const since = knownSince.get(symbol);
   if (since !== undefined && knows(knowledge, since)) return true;
-  const found = await symbolFound(sql, symbol, knowledge);
+  const found = await symbolFound(sql, cache, symbol, knowledge);
   // The earliest knowledge it was found at is kept: it answers for every knowledge at or after it.
   if (found && (since === undefined || knows(since, knowledge))) knownSince.set(symbol, knowledge);
   return found;
@@ -87,17 +88,27 @@ function knows(later: Knowledge, earlier: Knowledge): boolean {
   );
 }
 
-/** `symbolKnown`, asked of the store. */
-async function symbolFound(sql: SqlSession, symbol: string, knowledge: Knowledge): Promise<boolean> {
+/** `symbolKnown`, asked of the store (the daily bars from the symbol's history in memory when kept). */
+async function symbolFound(
+  sql: SqlSession,
+  cache: StoreCache,
+  symbol: string,
+  knowledge: Knowledge,
+): Promise<boolean> {
   const lastClosed = knowledge.lastClosedSession ?? '0001-01-01';
-  const daily = await sql.from('stock_bars', { symbol, resolution: 'D' }, { last: lastClosed });
-  const found = await sql.value<boolean>(
-    `SELECT count(*) > 0 FROM (
-       SELECT 1 FROM ${daily}
-       WHERE symbol = $symbol AND resolution = 'D' AND session_date <= CAST($lastClosed AS DATE) LIMIT 1)`,
-    { symbol, lastClosed },
-  );
-  if (found === true) return true;
+  const history = await dailyHistory(sql, cache, symbol);
+  if (history !== undefined) {
+    if (lastOnOrBefore(history, lastClosed) >= 0) return true;
+  } else {
+    const daily = await sql.from('stock_bars', { symbol, resolution: 'D' }, { last: lastClosed });
+    const found = await sql.value<boolean>(
+      `SELECT count(*) > 0 FROM (
+         SELECT 1 FROM ${daily}
+         WHERE symbol = $symbol AND resolution = 'D' AND session_date <= CAST($lastClosed AS DATE) LIMIT 1)`,
+      { symbol, lastClosed },
+    );
+    if (found === true) return true;
+  }
   const known = knowledge.cutoffSeconds - 60;
   const minutes = await sql.from(
     'stock_bars',
@@ -135,6 +146,9 @@ export type SessionOptions = {
   readonly session?: string;
 };
 
+/** The most symbols whose daily histories one answer reads into memory; more ask the statements. */
+const HISTORY_SYMBOLS = 8;
+
 /**
  * The latest `count` sessions of each symbol known at the cutoff, latest first. A session whose daily
  * bar is known is that bar; a later session (the one in progress, or one stored only as minute bars) is
@@ -142,13 +156,27 @@ export type SessionOptions = {
  */
 export async function latestSessions(
   sql: SqlSession,
+  cache: StoreCache,
   symbols: readonly string[],
   knowledge: Knowledge,
   options: SessionOptions,
 ): Promise<Map<string, SessionSummary[]>> {
+  const lastClosed = knowledge.lastClosedSession ?? '0001-01-01';
+  const daily =
+    symbols.length <= HISTORY_SYMBOLS
+      ? await latestDaily(sql, cache, symbols, lastClosed, options.session)
+      : undefined;
+  if (daily !== undefined && noMinuteBarKnown(daily, knowledge, options.session)) {
+    return fromHistories(daily, options, new Map());
+  }
+  if (daily !== undefined && daily.size === 1) {
+    const [symbol, known] = [...daily][0]!;
+    const minute = await minuteSessions(sql, symbol, known, knowledge, options);
+    return fromHistories(daily, options, new Map([[symbol, minute]]));
+  }
   const params: Record<string, SqlValue> = {
     symbols: symbols.join(','),
-    lastClosed: knowledge.lastClosedSession ?? '0001-01-01',
+    lastClosed,
     minuteLimit: knowledge.cutoffSeconds - 60,
     count: options.count,
   };
@@ -161,33 +189,26 @@ export async function latestSessions(
   // the symbol, and the scan reads every minute bar under it; the earliest of the symbols' latest daily
   // bars, found first, is a constant the scan skips row groups by.
   params['minuteFloor'] =
-    (await sql.value<string | null>(
-      `SELECT CASE WHEN count(*) = count(last) THEN CAST(min(last) AS VARCHAR) END
-       FROM (SELECT req.symbol, max(b.session_date) AS last
-             FROM (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol) req
-             LEFT JOIN stock_bars b ON b.symbol = req.symbol AND b.resolution = 'D'
-               AND b.session_date <= CAST($lastClosed AS DATE) ${onlySessionOf('b.session_date')}
-             GROUP BY req.symbol)`,
-      {
-        symbols: params['symbols']!,
-        lastClosed: params['lastClosed']!,
-        ...(options.session === undefined ? {} : { session: options.session }),
-      },
-    )) ?? '0001-01-01';
+    (daily === undefined
+      ? await sql.value<string | null>(
+          `SELECT CASE WHEN count(*) = count(last) THEN CAST(min(last) AS VARCHAR) END
+           FROM (SELECT req.symbol, max(b.session_date) AS last
+                 FROM (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol) req
+                 LEFT JOIN stock_bars b ON b.symbol = req.symbol AND b.resolution = 'D'
+                   AND b.session_date <= CAST($lastClosed AS DATE) ${onlySessionOf('b.session_date')}
+                 GROUP BY req.symbol)`,
+          {
+            symbols: params['symbols']!,
+            lastClosed,
+            ...(options.session === undefined ? {} : { session: options.session }),
+          },
+        )
+      : earliestLatest(daily)) ?? '0001-01-01';
   const minuteWhere = `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
     AND session_date > CAST($minuteFloor AS DATE)
     AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
     ${onlySession}`;
-  const rows = await sql.all<{
-    symbol: string;
-    session_date: string;
-    o: number;
-    h: number;
-    l: number;
-    c: number;
-    v: number;
-    known_at: number | null;
-  }>(
+  const rows = await sql.all<SessionRow & { symbol: string }>(
     `WITH req AS (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol),
      daily AS (
        SELECT symbol, session_date, o, h, l, c, v, CAST(NULL AS DOUBLE) AS known_at
@@ -197,11 +218,7 @@ export async function latestSessions(
      ),
      last_daily AS (SELECT symbol AS daily_symbol, max(session_date) AS daily_last FROM daily GROUP BY symbol),
      ${minuteBarsSql(minuteWhere, options.extended)},
-     minute AS (
-       SELECT symbol, session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c,
-              sum(v) AS v, epoch(max(t)) + 60 AS known_at
-       FROM minute_bars GROUP BY symbol, session_date
-     ),
+     minute AS (${MINUTE_SESSIONS_SQL}),
      ranked AS (
        SELECT *, row_number() OVER (PARTITION BY symbol ORDER BY session_date DESC) AS rn
        FROM (SELECT * FROM daily UNION ALL BY NAME SELECT * FROM minute)
@@ -214,19 +231,177 @@ export async function latestSessions(
   const bySymbol = new Map<string, SessionSummary[]>();
   for (const row of rows) {
     const list = bySymbol.get(row.symbol) ?? [];
-    list.push({
-      symbol: row.symbol,
-      session: row.session_date,
-      o: row.o,
-      h: row.h,
-      l: row.l,
-      c: row.c,
-      v: row.v,
-      knownAt: row.known_at ?? closeOf(row.session_date),
-    });
+    list.push(summaryOf(row.symbol, row));
     bySymbol.set(row.symbol, list);
   }
   return bySymbol;
+}
+
+/** A session summary as the statements read it: a daily bar's `known_at` is NULL (known at its close). */
+type SessionRow = {
+  session_date: string;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+  known_at: number | null;
+};
+
+function summaryOf(symbol: string, row: SessionRow): SessionSummary {
+  return {
+    symbol,
+    session: row.session_date,
+    o: row.o,
+    h: row.h,
+    l: row.l,
+    c: row.c,
+    v: row.v,
+    knownAt: row.known_at ?? closeOf(row.session_date),
+  };
+}
+
+/** A symbol's daily history and the index of its latest bar known (within the session asked), or -1. */
+type LatestDaily = { readonly history: DailyHistory; readonly latest: number };
+
+/**
+ * Each requested symbol's latest daily bar known at `lastClosed` (only `session`'s, when given), from its
+ * history in memory, by symbol in ascending order; undefined when one symbol's history is not kept.
+ */
+async function latestDaily(
+  sql: SqlSession,
+  cache: StoreCache,
+  symbols: readonly string[],
+  lastClosed: string,
+  session: string | undefined,
+): Promise<Map<string, LatestDaily> | undefined> {
+  const histories = [...new Set(symbols)].sort().map((symbol) => {
+    const history = dailyHistory(sql, cache, symbol);
+    return history === undefined ? undefined : ([symbol, history] as const);
+  });
+  if (histories.some((entry) => entry === undefined)) return undefined;
+  const bySymbol = new Map<string, LatestDaily>();
+  for (const [symbol, read] of histories as (readonly [string, Promise<DailyHistory>])[]) {
+    const history = await read;
+    let latest = lastOnOrBefore(
+      history,
+      session === undefined || session > lastClosed ? lastClosed : session,
+    );
+    if (session !== undefined && history.sessions[latest] !== session) latest = -1;
+    bySymbol.set(symbol, { history, latest });
+  }
+  return bySymbol;
+}
+
+/**
+ * Whether no minute bar counts beside each symbol's latest daily bar known. Minute bars count only for
+ * sessions after it; with one session asked, that session's known daily bar leaves none. Otherwise the
+ * ingest keeps a minute bar on its session's ET date, so one of a later session starts after that day
+ * ends, and is known only once the cutoff (less the bar's minute) has reached a later ET date.
+ */
+function noMinuteBarKnown(
+  daily: ReadonlyMap<string, LatestDaily>,
+  knowledge: Knowledge,
+  session: string | undefined,
+): boolean {
+  let minuteDay: string | undefined;
+  for (const { history, latest } of daily.values()) {
+    if (latest < 0) return false;
+    if (session !== undefined) continue;
+    minuteDay ??= toEtDate(knowledge.cutoffSeconds - 60);
+    if (history.sessions[latest]! < minuteDay) return false;
+  }
+  return true;
+}
+
+/** The earliest of the symbols' latest known daily bars; null when a symbol has none (as the statement says). */
+function earliestLatest(daily: ReadonlyMap<string, LatestDaily>): string | null {
+  let earliest: string | null = null;
+  for (const { history, latest } of daily.values()) {
+    if (latest < 0) return null;
+    const session = history.sessions[latest]!;
+    if (earliest === null || session < earliest) earliest = session;
+  }
+  return earliest;
+}
+
+/**
+ * `latestSessions` answered from the daily histories and, per symbol, the sessions after its latest daily
+ * bar summarised from minute bars (latest first): each symbol's latest `count` sessions, latest first.
+ */
+function fromHistories(
+  daily: ReadonlyMap<string, LatestDaily>,
+  options: SessionOptions,
+  minutes: ReadonlyMap<string, readonly SessionSummary[]>,
+): Map<string, SessionSummary[]> {
+  const bySymbol = new Map<string, SessionSummary[]>();
+  for (const [symbol, { history, latest }] of daily) {
+    const list: SessionSummary[] = (minutes.get(symbol) ?? []).slice(0, Math.max(0, options.count));
+    // A session asked alone has one daily bar at most.
+    const count = options.session === undefined ? options.count : Math.min(1, options.count);
+    for (let i = latest; i >= 0 && i > latest - count && list.length < options.count; i--) {
+      const session = history.sessions[i]!;
+      list.push({
+        symbol,
+        session,
+        o: history.o[i]!,
+        h: history.h[i]!,
+        l: history.l[i]!,
+        c: history.c[i]!,
+        v: history.v[i]!,
+        knownAt: closeOf(session),
+      });
+    }
+    if (list.length > 0) bySymbol.set(symbol, list);
+  }
+  return bySymbol;
+}
+
+/** Per symbol and session, what its minute bars (`minute_bars` of `minuteBarsSql`) sum up to, and when it was known. */
+const MINUTE_SESSIONS_SQL = `
+       SELECT symbol, session_date, arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c,
+              sum(v) AS v, epoch(max(t)) + 60 AS known_at
+       FROM minute_bars GROUP BY symbol, session_date`;
+
+/**
+ * One symbol's sessions after its latest daily bar known, summarised from the minute bars known at the
+ * cutoff, latest first (at most `count`); read from the symbol's own minute files of those sessions.
+ */
+async function minuteSessions(
+  sql: SqlSession,
+  symbol: string,
+  { history, latest }: LatestDaily,
+  knowledge: Knowledge,
+  options: SessionOptions,
+): Promise<SessionSummary[]> {
+  const floor = latest < 0 ? '0001-01-01' : history.sessions[latest]!;
+  const minuteLimit = knowledge.cutoffSeconds - 60;
+  const source = await sql.from(
+    'stock_bars',
+    { symbol, resolution: '1' },
+    { first: floor, last: toEtDate(Math.max(0, minuteLimit)) },
+  );
+  const only = options.session === undefined ? '' : 'AND session_date = CAST($session AS DATE)';
+  const rows = await sql.all<SessionRow>(
+    `WITH ${minuteBarsSql(
+      `symbol = $symbol AND t <= to_timestamp($minuteLimit) AND session_date > CAST($floor AS DATE) ${only}`,
+      options.extended,
+      source,
+    )},
+     minute AS (${MINUTE_SESSIONS_SQL})
+     SELECT CAST(session_date AS VARCHAR) AS session_date, CAST(o AS DOUBLE) AS o, CAST(h AS DOUBLE) AS h,
+            CAST(l AS DOUBLE) AS l, CAST(c AS DOUBLE) AS c, CAST(v AS DOUBLE) AS v, known_at
+     FROM minute ORDER BY session_date DESC LIMIT $count`,
+    {
+      symbol,
+      minuteLimit,
+      floor,
+      count: Math.max(0, options.count),
+      ...minuteBarsParams(),
+      ...(options.session === undefined ? {} : { session: options.session }),
+    },
+  );
+  return rows.map((row) => summaryOf(symbol, row));
 }
 
 /** A stock's latest price known at the cutoff, with its change from the previous session's close. */
@@ -251,12 +426,13 @@ export type StockSnapshot = {
 /** The snapshot of each symbol that has a bar known at the cutoff (the others are absent). */
 export async function stockSnapshots(
   sql: SqlSession,
+  cache: StoreCache,
   symbols: readonly string[],
   knowledge: Knowledge,
   extended: boolean,
 ): Promise<Map<string, StockSnapshot>> {
-  const sessions = await latestSessions(sql, symbols, knowledge, { count: 2, extended });
-  const splits = await loadSplits(sql, [...sessions.keys()], knowledge.splitsThrough);
+  const sessions = await latestSessions(sql, cache, symbols, knowledge, { count: 2, extended });
+  const splits = await loadSplits(sql, cache, [...sessions.keys()], knowledge.splitsThrough);
   const snapshots = new Map<string, StockSnapshot>();
   for (const [symbol, [current, previous]] of sessions) {
     if (current === undefined) continue;

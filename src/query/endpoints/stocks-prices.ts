@@ -31,6 +31,7 @@ export async function prices(ctx: EndpointContext): Promise<EndpointResult> {
   const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, false);
   const snapshots = await stockSnapshots(
     ctx.sql,
+    ctx.cache,
     symbols,
     knowledgeAt(ctx.asOf, ctx.nowSeconds),
     query.extended ?? true,

@@ -18,8 +18,10 @@
  */
 import { z } from 'zod';
 import { resolveRelative } from '../../market-time/index.js';
+import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
+import { dailyHistory, firstOnOrAfter, lastOnOrBefore } from '../daily-history.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, Field, FieldKind } from '../types.js';
@@ -62,17 +64,14 @@ function yearBefore(date: string): string {
 /** The 52-week high and low at a snapshot: its session so far and the daily bars of the year before it. */
 async function fiftyTwoWeek(
   sql: SqlSession,
+  cache: StoreCache,
   snapshot: StockSnapshot,
   knowledge: Knowledge,
 ): Promise<{ high: number; low: number }> {
-  const rows = await sql.all<{ date: string; h: number; l: number }>(
-    `SELECT CAST(session_date AS VARCHAR) AS date, CAST(h AS DOUBLE) AS h, CAST(l AS DOUBLE) AS l FROM stock_bars
-     WHERE symbol = $symbol AND resolution = 'D'
-       AND session_date > CAST($from AS DATE) AND session_date < CAST($session AS DATE)`,
-    { symbol: snapshot.symbol, from: yearBefore(snapshot.session), session: snapshot.session },
-  );
+  const from = yearBefore(snapshot.session);
+  const rows = await yearBars(sql, cache, snapshot.symbol, from, snapshot.session);
   const splits =
-    (await loadSplits(sql, [snapshot.symbol], knowledge.splitsThrough)).get(snapshot.symbol) ?? [];
+    (await loadSplits(sql, cache, [snapshot.symbol], knowledge.splitsThrough)).get(snapshot.symbol) ?? [];
   let high = snapshot.candle.h;
   let low = snapshot.candle.l;
   for (const row of rows) {
@@ -83,6 +82,31 @@ async function fiftyTwoWeek(
   return { high, low };
 }
 
+/** The daily highs and lows of `symbol` strictly between `from` and `before`, from memory when kept. */
+async function yearBars(
+  sql: SqlSession,
+  cache: StoreCache,
+  symbol: string,
+  from: string,
+  before: string,
+): Promise<{ date: string; h: number; l: number }[]> {
+  const history = await dailyHistory(sql, cache, symbol);
+  if (history === undefined) {
+    return sql.all<{ date: string; h: number; l: number }>(
+      `SELECT CAST(session_date AS VARCHAR) AS date, CAST(h AS DOUBLE) AS h, CAST(l AS DOUBLE) AS l FROM stock_bars
+       WHERE symbol = $symbol AND resolution = 'D'
+         AND session_date > CAST($from AS DATE) AND session_date < CAST($before AS DATE)`,
+      { symbol, from, before },
+    );
+  }
+  const rows: { date: string; h: number; l: number }[] = [];
+  const end = firstOnOrAfter(history, before);
+  for (let i = lastOnOrBefore(history, from) + 1; i < end; i++) {
+    rows.push({ date: history.sessions[i]!, h: history.h[i]!, l: history.l[i]! });
+  }
+  return rows;
+}
+
 /** Answers a stock quotes request (see the module comment). */
 async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promise<EndpointResult> {
   const query = parseParams(QuotesQuery, ctx.query);
@@ -90,7 +114,7 @@ async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promi
   const symbols = await requestedSymbols(ctx.sql, ctx.path['symbol'], query.symbols, snapshotAll);
   const single = symbols.length === 1 && !snapshotAll;
   const knowledge = knowledgeAt(ctx.asOf, ctx.nowSeconds);
-  const snapshots = await stockSnapshots(ctx.sql, symbols, knowledge, query.extended ?? true);
+  const snapshots = await stockSnapshots(ctx.sql, ctx.cache, symbols, knowledge, query.extended ?? true);
   const found = symbols.flatMap((symbol) => {
     const snapshot = snapshots.get(symbol);
     return snapshot === undefined ? [] : [snapshot];
@@ -115,7 +139,7 @@ async function answerQuotes(ctx: EndpointContext, allowSnapshot: boolean): Promi
     field(key, human, kind, values[key]),
   );
   if (query['52week'] === true && single) {
-    const { high, low } = await fiftyTwoWeek(ctx.sql, found[0]!, knowledge);
+    const { high, low } = await fiftyTwoWeek(ctx.sql, ctx.cache, found[0]!, knowledge);
     fields.push(field('52weekHigh', '52 Week High', 'number', [high]));
     fields.push(field('52weekLow', '52 Week Low', 'number', [low]));
   }

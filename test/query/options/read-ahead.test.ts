@@ -12,6 +12,7 @@ import { sessionBlockRows } from '../../../src/query/options/session-block.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 
 let reader: StoreReader;
 beforeAll(async () => {
@@ -134,15 +135,6 @@ describe('read-ahead for session loops', () => {
     ).toBeUndefined();
   });
 });
-
-/** A fixed pseudo-random sequence in [0, 1) (the same sessions every run). */
-function seededRandom(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
 
 /** The chains random requests ask: an ETF, an index with its weeklies' root, and a stock. */
 const RANDOM_SCOPES = [
