@@ -1481,47 +1481,84 @@ function interestPublishedBy(interest: InterestColumns, id: number, cutoff: numb
  * Columns read with the contract's symbol (or its hash) first, as numeric columns with the contract's number first
  * (named `names`), leaving out the rows of contracts the scope does not hold (another root's).
  */
-function numbered<const N extends readonly string[]>(
+export function numbered<const N extends readonly string[]>(
   columns: readonly (Float64Array | (string | null)[])[],
   known: ScopeContracts,
   names: N,
 ): Record<N[number], Float64Array> {
   const symbols = columns[0]!;
-  const keys = known.keys;
-  const hashOf = keys?.hashOf;
-  const lookup =
+  const kept =
     symbols instanceof Float64Array
-      ? (i: number, after: number | undefined) => {
-          // Most rows name the contract after the previous row's: one comparison instead of a search.
-          const key = symbols[i]!;
-          const next = after === undefined ? hashOf!.length : after + 1;
-          return next < hashOf!.length && hashOf![next] === key ? next : keys!.get(key);
-        }
-      : (i: number) => {
-          const id = contractIndex(known.contracts, symbols[i]!);
-          return id === -1 ? undefined : id;
-        };
-  // The hashes' own column takes the numbers (a row's is read before it is written over).
-  const contract = symbols instanceof Float64Array ? symbols : new Float64Array(symbols.length);
-  let lastKey: number | string | null | undefined;
-  let lastId: number | undefined;
+      ? numberByHash(symbols, known.keys!, columns)
+      : numberBySymbol(symbols, known.contracts, columns);
+  const out = columns.map((column, c) =>
+    (c === 0 ? kept.contract : (column as Float64Array)).subarray(0, kept.count),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
+}
+
+/**
+ * `numbered` of rows named by their symbols' hashes: the hashes' own column takes the numbers (a row's is
+ * read before it is written over). Its own function, with the previous hash kept as a number: a variable
+ * that may also hold a text boxes every number stored in it.
+ */
+function numberByHash(
+  hashes: Float64Array,
+  keys: ContractKeys,
+  columns: readonly (Float64Array | (string | null)[])[],
+): { count: number; contract: Float64Array } {
+  const { hashOf } = keys;
+  let lastKey = Number.NaN;
+  let lastId = -1;
+  let kept = 0;
+  for (let i = 0; i < hashes.length; i++) {
+    const key = hashes[i]!;
+    if (key !== lastKey) {
+      // Most rows name the contract after the previous row's: one comparison instead of a search.
+      const next = lastId + 1;
+      lastId = next < hashOf.length && hashOf[next] === key ? next : (keys.get(key) ?? -1);
+      lastKey = key;
+    }
+    if (lastId === -1) continue;
+    hashes[kept] = lastId;
+    if (kept !== i) moveRow(columns, i, kept);
+    kept++;
+  }
+  return { count: kept, contract: hashes };
+}
+
+/** `numbered` of rows named by their symbols (two contracts of the underlying share a hash). */
+function numberBySymbol(
+  symbols: readonly (string | null)[],
+  contracts: readonly Contract[],
+  columns: readonly (Float64Array | (string | null)[])[],
+): { count: number; contract: Float64Array } {
+  const contract = new Float64Array(symbols.length);
+  let lastSymbol: string | null | undefined;
+  let lastId = -1;
   let kept = 0;
   for (let i = 0; i < symbols.length; i++) {
     // A contract's rows of a session are next to each other: its number is looked up once for them.
-    const key = symbols[i];
-    const id = key === lastKey ? lastId : lookup(i, lastId);
-    lastKey = key;
-    lastId = id;
-    if (id === undefined) continue;
-    contract[kept] = id;
-    // Rows of other contracts are rare (another root's): the columns are compacted only when there are.
-    if (kept !== i)
-      for (let c = 1; c < columns.length; c++)
-        (columns[c] as Float64Array)[kept] = (columns[c] as Float64Array)[i]!;
+    const symbol = symbols[i];
+    if (symbol !== lastSymbol) {
+      lastId = symbol === null || symbol === undefined ? -1 : contractIndex(contracts, symbol);
+      lastSymbol = symbol;
+    }
+    if (lastId === -1) continue;
+    contract[kept] = lastId;
+    if (kept !== i) moveRow(columns, i, kept);
     kept++;
   }
-  const out = [contract, ...columns.slice(1)].map((column) => (column as Float64Array).subarray(0, kept));
-  return Object.fromEntries(names.map((name, i) => [name, out[i]!])) as Record<N[number], Float64Array>;
+  return { count: kept, contract };
+}
+
+/**
+ * Row `from` of the numeric columns (all but the first) written over row `to`: rows of other contracts
+ * are rare (another root's), so the columns are compacted only when there are.
+ */
+function moveRow(columns: readonly (Float64Array | (string | null)[])[], from: number, to: number): void {
+  for (let c = 1; c < columns.length; c++)
+    (columns[c] as Float64Array)[to] = (columns[c] as Float64Array)[from]!;
 }
 
 /** The first index in `low…high` where `holds` stops holding (it holds for a prefix of the range). */

@@ -9,6 +9,7 @@ import {
   inSessionOrder,
   inSymbolOrder,
   interestColumns,
+  numbered,
   QUOTE_COLUMNS,
   type QuoteColumns,
   unquotedSince,
@@ -128,5 +129,38 @@ describe('the look back a two-session block would need', () => {
   it('needs none when every contract traded before is quoted, or when rows are named by symbols', () => {
     expect(unquotedSince(known, Float64Array.of(101, 102, 103), 10)).toBeUndefined();
     expect(unquotedSince({ ...known, keys: undefined }, new Float64Array(0), 10)).toBeUndefined();
+  });
+});
+
+describe('numbering a read’s rows by contract', () => {
+  // Contracts 0–2 in symbol order, with their symbols' hashes; a row of another root's contract (hash 99,
+  // symbol Z) is left out and the rows after it move up.
+  const contracts = ['A', 'B', 'C'].map((option_symbol) => ({ option_symbol }));
+  const hashOf = Float64Array.of(11, 22, 33);
+  const byHash = new Map([...hashOf].map((hash, id) => [hash, id]));
+  const known = (keys: boolean) =>
+    ({
+      contracts,
+      keys: keys ? { get: (key: number) => byHash.get(key), hashOf } : undefined,
+    }) as unknown as Parameters<typeof numbered>[1];
+  const names = ['contract', 'tag'] as const;
+  const expected = { contract: [0, 0, 1, 2, 2], tag: [1, 2, 4, 5, 6] };
+
+  it('numbers rows named by hashes, dropping the ones of contracts it does not hold', () => {
+    const out = numbered(
+      [Float64Array.of(11, 11, 99, 22, 33, 33), Float64Array.of(1, 2, 3, 4, 5, 6)],
+      known(true),
+      names,
+    );
+    expect({ contract: [...out.contract], tag: [...out.tag] }).toEqual(expected);
+  });
+
+  it('numbers rows named by symbols the same way (when two contracts share a hash)', () => {
+    const out = numbered(
+      [['A', 'A', 'Z', 'B', 'C', 'C'], Float64Array.of(1, 2, 3, 4, 5, 6)],
+      known(false),
+      names,
+    );
+    expect({ contract: [...out.contract], tag: [...out.tag] }).toEqual(expected);
   });
 });
