@@ -14,6 +14,7 @@ export const SLOWEST_FIRST: readonly string[] = [
   'test/readme.test.ts',
   'test/query/options/read-ahead.test.ts',
   'test/package/install.test.ts',
+  'test/query/daily-history.test.ts',
   'test/cli.test.ts',
   'test/client/mirror.test.ts',
   'test/backtest/examples.test.ts',
