@@ -428,6 +428,7 @@ export async function knownDailyBars(
   });
 }
 
+/** Daily bars as columns, ascending: read by a statement, or sliced from a history kept in memory. */
 type DailyColumns = {
   readonly dates: readonly string[];
   readonly o: ArrayLike<number>;
@@ -437,6 +438,7 @@ type DailyColumns = {
   readonly v: ArrayLike<number>;
 };
 
+/** `knownDailyBars` asked of the store, for a symbol whose history is not kept. */
 async function readDailyBars(
   sql: SqlSession,
   symbol: string,
