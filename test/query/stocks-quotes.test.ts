@@ -8,6 +8,7 @@ import {
   stockQuotesList,
 } from '../../src/query/endpoints/stocks-quotes.js';
 import type { AsOf } from '../../src/query/types.js';
+import { StoreCache } from '../../src/store/cache.js';
 import { sharedJson, withData } from '../helpers/shared-data.js';
 import {
   buildStore,
@@ -69,6 +70,22 @@ describe('stock quotes', () => {
         updated: [et('2023-11-24', '13:00'), et('2023-11-27', '10:00')],
       },
     });
+  });
+
+  it('quotes a symbol stored as daily bars only at an instant of a session, as the statements do', async () => {
+    // The latest daily bar known (11-24) is before the cutoff's date: the symbol's minute files are asked,
+    // and it has none. A cache too small to keep its daily bars answers by the statements alone.
+    const request = { now: T, path: { symbol: 'SPL' } };
+    const memory = await outcome(quotes(context(store.sql, request)));
+    const statements = await outcome(
+      quotes({
+        ...context(store.sql, request),
+        cache: new StoreCache(() => 'test', { sessionCacheBytes: 1024 }),
+      }),
+    );
+    expect(memory.status).toBe(200);
+    expect((memory.body as { last: number[] }).last).toEqual([100.75]);
+    expect(memory).toEqual(statements);
   });
 
   it('adds the 52-week range for a single symbol and the session candle when asked', async () => {
