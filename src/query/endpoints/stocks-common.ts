@@ -334,11 +334,11 @@ function fromHistories(
   options: SessionOptions,
   minutes: ReadonlyMap<string, readonly SessionSummary[]>,
 ): Map<string, SessionSummary[]> {
+  // A session asked alone has one daily bar at most.
+  const count = options.session === undefined ? options.count : Math.min(1, options.count);
   const bySymbol = new Map<string, SessionSummary[]>();
   for (const [symbol, { history, latest }] of daily) {
     const list: SessionSummary[] = (minutes.get(symbol) ?? []).slice(0, Math.max(0, options.count));
-    // A session asked alone has one daily bar at most.
-    const count = options.session === undefined ? options.count : Math.min(1, options.count);
     for (let i = latest; i >= 0 && i > latest - count && list.length < options.count; i--) {
       const session = history.sessions[i]!;
       list.push({

@@ -20,8 +20,14 @@ import { z } from 'zod';
 import { resolveRelative } from '../../market-time/index.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
-import { adjustPrice, type Knowledge, knowledgeAt, loadSplits, splitFactor } from '../candles.js';
-import { dailyHistory, firstOnOrAfter, lastOnOrBefore } from '../daily-history.js';
+import {
+  adjustPrice,
+  type Knowledge,
+  knowledgeAt,
+  knownDailyBars,
+  loadSplits,
+  splitFactor,
+} from '../candles.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { booleanParam, parseParams, symbolsParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, Field, FieldKind } from '../types.js';
@@ -69,7 +75,10 @@ async function fiftyTwoWeek(
   knowledge: Knowledge,
 ): Promise<{ high: number; low: number }> {
   const from = yearBefore(snapshot.session);
-  const rows = await yearBars(sql, cache, snapshot.symbol, from, snapshot.session);
+  // The bars strictly between the day a year before and the snapshot's session, as stored (unadjusted).
+  const rows = (await knownDailyBars(sql, cache, snapshot.symbol, snapshot.session, undefined, from)).filter(
+    (bar) => bar.date > from && bar.date < snapshot.session,
+  );
   const splits =
     (await loadSplits(sql, cache, [snapshot.symbol], knowledge.splitsThrough)).get(snapshot.symbol) ?? [];
   let high = snapshot.candle.h;
@@ -80,31 +89,6 @@ async function fiftyTwoWeek(
     low = Math.min(low, adjustPrice(row.l, factor));
   }
   return { high, low };
-}
-
-/** The daily highs and lows of `symbol` strictly between `from` and `before`, from memory when kept. */
-async function yearBars(
-  sql: SqlSession,
-  cache: StoreCache,
-  symbol: string,
-  from: string,
-  before: string,
-): Promise<{ date: string; h: number; l: number }[]> {
-  const history = await dailyHistory(sql, cache, symbol);
-  if (history === undefined) {
-    return sql.all<{ date: string; h: number; l: number }>(
-      `SELECT CAST(session_date AS VARCHAR) AS date, CAST(h AS DOUBLE) AS h, CAST(l AS DOUBLE) AS l FROM stock_bars
-       WHERE symbol = $symbol AND resolution = 'D'
-         AND session_date > CAST($from AS DATE) AND session_date < CAST($before AS DATE)`,
-      { symbol, from, before },
-    );
-  }
-  const rows: { date: string; h: number; l: number }[] = [];
-  const end = firstOnOrAfter(history, before);
-  for (let i = lastOnOrBefore(history, from) + 1; i < end; i++) {
-    rows.push({ date: history.sessions[i]!, h: history.h[i]!, l: history.l[i]! });
-  }
-  return rows;
 }
 
 /** Answers a stock quotes request (see the module comment). */
