@@ -42,11 +42,26 @@ export function dailyHistory(
   const key = `daily-history:${symbol}`;
   const held = cache.heldSized<DailyHistory>(key);
   if (held !== undefined) return held;
+  // Decided once per version for a symbol not kept: the manifest walk is not made again on every request.
+  const refused = cache.state(REFUSED_KEY, () => new Set<string>());
+  if (refused.has(symbol)) return undefined;
   const extent = sql.extent('stock_bars', { symbol, resolution: 'D' });
-  if (extent === undefined || extent.rows > DAILY_HISTORY_ROWS) return undefined;
-  if (extent.rows * BYTES_PER_BAR > cache.sessionCacheCapacity / 4) return undefined;
+  if (
+    extent === undefined ||
+    extent.rows > DAILY_HISTORY_ROWS ||
+    extent.rows * BYTES_PER_BAR > cache.sessionCacheCapacity / 4
+  ) {
+    if (refused.size >= REFUSED_SYMBOLS) refused.clear();
+    refused.add(symbol);
+    return undefined;
+  }
   return cache.sized(key, () => readHistory(sql, symbol), bytesOf);
 }
+
+/** Where the store's cache keeps the symbols whose histories are not kept (see `dailyHistory`). */
+const REFUSED_KEY = 'daily-history|refused';
+/** The most such symbols remembered; past it they are forgotten, all at once (request names are unbounded). */
+const REFUSED_SYMBOLS = 10_000;
 
 function bytesOf(history: DailyHistory): number {
   return 256 + history.sessions.length * BYTES_PER_BAR;

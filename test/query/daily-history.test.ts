@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, isSession } from '../../src/market-time/index.js';
 import { currentAsOf } from '../../src/pit/as-of.js';
+import { dailyHistory } from '../../src/query/daily-history.js';
 import { bulkCandles } from '../../src/query/endpoints/stocks-bulkcandles.js';
 import { candles } from '../../src/query/endpoints/stocks-candles.js';
 import { prices } from '../../src/query/endpoints/stocks-prices.js';
@@ -173,5 +174,23 @@ describe("a symbol's daily history in memory", () => {
       reader.sql.prepare = prepare;
     }
     expect(statements).toEqual([]);
+  });
+
+  it('decides once per version not to keep a history: the manifest is not walked again for it', () => {
+    const cache = statementsOnly();
+    const extent = reader.sql.extentSource;
+    let walks = 0;
+    reader.sql.extentSource = (table, partition) => {
+      walks++;
+      return extent?.(table, partition);
+    };
+    try {
+      for (let i = 0; i < 3; i++) expect(dailyHistory(reader.sql, cache, 'SPY')).toBeUndefined();
+      expect(dailyHistory(reader.sql, cache, 'NOPE')).toBeUndefined();
+      expect(dailyHistory(reader.sql, cache, 'NOPE')).toBeUndefined();
+    } finally {
+      reader.sql.extentSource = extent;
+    }
+    expect(walks).toBe(2);
   });
 });
