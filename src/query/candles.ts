@@ -185,26 +185,30 @@ export function earlyCloseDates(): string {
   return earlyCloseList;
 }
 
-/**
- * The parameters `minuteBarsSql` binds: the early-close sessions, and the market's zone, which comes from
- * `market-time/` like every other Eastern-time rule.
- */
-export function minuteBarsParams(): { readonly early: string; readonly zone: string } {
-  return { early: earlyCloseDates(), zone: MARKET_ZONE };
-}
+/** The CTEs of `minuteBarsSql` and the parameters they bind (spread them into the statement's). */
+export type MinuteBarsSql = { readonly sql: string; readonly params: Readonly<Record<string, string>> };
 
 /**
- * SQL of three CTEs over the stored minute bars matching `where` (which may use bound parameters):
- * `minute_raw` (the bars), `minute_days` (per session: 09:30 ET as epoch seconds `open_s`, computed once
- * per session with DuckDB's time zones so DST days are exact, and the regular session's length) and
- * `minute_bars` (the bars with `open_s`, inside regular hours unless `extended`). Binds `$early` and
- * `$zone` (spread `minuteBarsParams()` into the statement's parameters). `source` names the bars read:
- * the whole table's view, or one partition's files (`SqlSession.from`).
+ * SQL of the CTEs over the stored minute bars matching `where` (which may use bound parameters), ending
+ * in `minute_bars`: the bars inside regular hours unless `extended`, with `open_s` (09:30 ET of their
+ * session, as epoch seconds) when `opens` is asked. A statement that needs a session's open, or its
+ * regular hours, gets `minute_raw` (the bars) and `minute_days` (per session: `open_s`, computed once per
+ * session with DuckDB's time zones so DST days are exact, and the regular session's length), which bind
+ * the early-close sessions and the market's zone (from `market-time/`, like every other Eastern-time
+ * rule). One that needs neither (a session summary with extended hours) reads the bars alone: planning
+ * `minute_days` was some 4 ms of a one-session summary's 10. `source` names the bars read: the whole
+ * table's view, or one partition's files (`SqlSession.from`).
  */
-export function minuteBarsSql(where: string, extended: boolean, source = 'stock_bars'): string {
-  return `minute_raw AS (
+export function minuteBarsSql(
+  where: string,
+  { extended, opens = false, source = 'stock_bars' }: { extended: boolean; opens?: boolean; source?: string },
+): MinuteBarsSql {
+  const raw = `minute_raw AS (
        SELECT symbol, session_date, t, o, h, l, c, v FROM ${source} WHERE resolution = '1' AND ${where}
-     ), minute_days AS (
+     )`;
+  if (extended && !opens) return { sql: `${raw}, minute_bars AS (SELECT * FROM minute_raw)`, params: {} };
+  return {
+    sql: `${raw}, minute_days AS (
        SELECT session_date,
               epoch(timezone($zone, CAST(session_date AS TIMESTAMP) + INTERVAL 570 MINUTE)) AS open_s,
               CASE WHEN session_date IN (SELECT CAST(unnest(string_split($early, ',')) AS DATE)) THEN 12600 ELSE 23400 END AS regular_s
@@ -212,7 +216,9 @@ export function minuteBarsSql(where: string, extended: boolean, source = 'stock_
      ), minute_bars AS (
        SELECT minute_raw.*, open_s FROM minute_raw JOIN minute_days USING (session_date)
        ${extended ? '' : 'WHERE epoch(t) >= open_s AND epoch(t) < open_s + regular_s'}
-     )`;
+     )`,
+    params: { early: earlyCloseDates(), zone: MARKET_ZONE },
+  };
 }
 
 /** One split: from `exDate` on, one old share is `ratio` new shares. */
@@ -327,6 +333,13 @@ export async function intradayCandles(sql: SqlSession, query: IntradayQuery): Pr
   const factor = splitFactorSql(query.splits);
   const order = query.countback === undefined ? 'ASC' : 'DESC';
   const limit = query.countback === undefined ? '' : 'LIMIT $countback';
+  const bars = minuteBarsSql(
+    'symbol = $symbol AND t >= to_timestamp($readFrom) AND t <= to_timestamp($readTo)',
+    {
+      extended: query.extended,
+      opens: true,
+    },
+  );
   const params: Record<string, SqlValue> = {
     symbol: query.symbol,
     width: query.widthSeconds,
@@ -335,12 +348,12 @@ export async function intradayCandles(sql: SqlSession, query: IntradayQuery): Pr
     readFrom: query.fromSeconds,
     // A candle starting in range may hold minutes up to one width past `to`.
     readTo: Math.min(query.toSeconds + query.widthSeconds, query.limitSeconds),
-    ...minuteBarsParams(),
+    ...bars.params,
     ...factor.params,
   };
   if (query.countback !== undefined) params['countback'] = query.countback;
   const { columns } = await sql.columns(
-    `WITH ${minuteBarsSql('symbol = $symbol AND t >= to_timestamp($readFrom) AND t <= to_timestamp($readTo)', query.extended)},
+    `WITH ${bars.sql},
      candles AS (
        SELECT session_date, open_s + floor((epoch(t) - open_s) / $width) * $width AS start,
               arg_min(o, t) AS o, max(h) AS h, min(l) AS l, arg_max(c, t) AS c, sum(v) AS v,

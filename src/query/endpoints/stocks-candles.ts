@@ -38,7 +38,6 @@ import {
   knowledgeAt,
   knownDailyBars,
   loadSplits,
-  minuteBarsParams,
   minuteBarsSql,
   minuteLimitSeconds,
   parseResolution,
@@ -196,11 +195,12 @@ async function neighbourMinute(
   extended: boolean,
 ): Promise<{ session_date: string; t: number } | undefined> {
   const condition = direction === 'next' ? 't > to_timestamp($edge)' : 't < to_timestamp($edge)';
+  const bars = minuteBarsSql(`symbol = $symbol AND ${condition} AND t <= to_timestamp($limit)`, { extended });
   const rows = await sql.all<{ session_date: string; t: number }>(
-    `WITH ${minuteBarsSql(`symbol = $symbol AND ${condition} AND t <= to_timestamp($limit)`, extended)}
+    `WITH ${bars.sql}
      SELECT CAST(session_date AS VARCHAR) AS session_date, epoch(t) AS t FROM minute_bars
      ORDER BY t ${direction === 'next' ? 'ASC' : 'DESC'} LIMIT 1`,
-    { symbol, edge: edgeSeconds, limit: limitSeconds, ...minuteBarsParams() },
+    { symbol, edge: edgeSeconds, limit: limitSeconds, ...bars.params },
   );
   return rows[0];
 }

@@ -7,14 +7,7 @@ import { MarketDataError } from '../../errors.js';
 import { isSession, toEtDate } from '../../market-time/index.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
-import {
-  closeOf,
-  type Knowledge,
-  loadSplits,
-  minuteBarsParams,
-  minuteBarsSql,
-  splitFactor,
-} from '../candles.js';
+import { closeOf, type Knowledge, loadSplits, minuteBarsSql, splitFactor } from '../candles.js';
 import { type DailyHistory, dailyHistory, lastOnOrBefore } from '../daily-history.js';
 import { normalizeSymbol } from '../params.js';
 import type { AsOf, Field, FieldKind } from '../types.js';
@@ -184,7 +177,14 @@ export async function latestSessions(
     options.session === undefined ? '' : `AND ${column} = CAST($session AS DATE)`;
   const onlySession = onlySessionOf('session_date');
   if (options.session !== undefined) params['session'] = options.session;
-  Object.assign(params, minuteBarsParams());
+  const bars = minuteBarsSql(
+    `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
+     AND session_date > CAST($minuteFloor AS DATE)
+     AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
+     ${onlySession}`,
+    { extended: options.extended },
+  );
+  Object.assign(params, bars.params);
   // Minute bars matter only for sessions after the symbol's latest known daily bar. That bound depends on
   // the symbol, and the scan reads every minute bar under it; the earliest of the symbols' latest daily
   // bars, found first, is a constant the scan skips row groups by.
@@ -204,10 +204,6 @@ export async function latestSessions(
           },
         )
       : earliestLatest(daily)) ?? '0001-01-01';
-  const minuteWhere = `symbol IN (SELECT symbol FROM req) AND t <= to_timestamp($minuteLimit)
-    AND session_date > CAST($minuteFloor AS DATE)
-    AND session_date > coalesce((SELECT daily_last FROM last_daily WHERE daily_symbol = symbol), DATE '0001-01-01')
-    ${onlySession}`;
   const rows = await sql.all<SessionRow & { symbol: string }>(
     `WITH req AS (SELECT DISTINCT unnest(string_split($symbols, ',')) AS symbol),
      daily AS (
@@ -217,7 +213,7 @@ export async function latestSessions(
          AND session_date <= CAST($lastClosed AS DATE) ${onlySession}
      ),
      last_daily AS (SELECT symbol AS daily_symbol, max(session_date) AS daily_last FROM daily GROUP BY symbol),
-     ${minuteBarsSql(minuteWhere, options.extended)},
+     ${bars.sql},
      minute AS (${MINUTE_SESSIONS_SQL}),
      ranked AS (
        SELECT *, row_number() OVER (PARTITION BY symbol ORDER BY session_date DESC) AS rn
@@ -382,12 +378,12 @@ async function minuteSessions(
     { first: floor, last: toEtDate(Math.max(0, minuteLimit)) },
   );
   const only = options.session === undefined ? '' : 'AND session_date = CAST($session AS DATE)';
+  const bars = minuteBarsSql(
+    `symbol = $symbol AND t <= to_timestamp($minuteLimit) AND session_date > CAST($floor AS DATE) ${only}`,
+    { extended: options.extended, source },
+  );
   const rows = await sql.all<SessionRow>(
-    `WITH ${minuteBarsSql(
-      `symbol = $symbol AND t <= to_timestamp($minuteLimit) AND session_date > CAST($floor AS DATE) ${only}`,
-      options.extended,
-      source,
-    )},
+    `WITH ${bars.sql},
      minute AS (${MINUTE_SESSIONS_SQL})
      SELECT CAST(session_date AS VARCHAR) AS session_date, CAST(o AS DOUBLE) AS o, CAST(h AS DOUBLE) AS h,
             CAST(l AS DOUBLE) AS l, CAST(c AS DOUBLE) AS c, CAST(v AS DOUBLE) AS v, known_at
@@ -397,7 +393,7 @@ async function minuteSessions(
       minuteLimit,
       floor,
       count: Math.max(0, options.count),
-      ...minuteBarsParams(),
+      ...bars.params,
       ...(options.session === undefined ? {} : { session: options.session }),
     },
   );
