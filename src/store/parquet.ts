@@ -26,7 +26,9 @@ const SMALL_DICTIONARIES = 'DICTIONARY_SIZE_LIMIT 100';
  * Quotes, the bulk of every ingest, are compressed at zstd level 3: on the sample that writes them twice as
  * fast as level 9 with dictionaries and takes 10.3 B/row against 10.6, for one-session reads ~1.2× and
  * one-contract scans ~1.4× slower (a few ms of a cold chain). Open interest keeps level 9 (1.2 B/row
- * against 1.5 at level 3; four columns, cheap to write).
+ * against 1.5 at level 3; four columns, cheap to write). Stock bars are read a session at a time too (a
+ * quote during a session sums its minute bars so far): a year of one symbol's minute bars in 8,192-row
+ * groups (about 21 sessions each) answers that in 5.4 ms instead of 7.3 on the sample, at 2 % fewer bytes.
  */
 export function parquetOptions(table: TableName): string {
   switch (table) {
@@ -34,6 +36,8 @@ export function parquetOptions(table: TableName): string {
       return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 3, ROW_GROUP_SIZE ${SESSION_ROW_GROUP}, ${SMALL_DICTIONARIES}`;
     case 'open_interest':
       return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 9, ROW_GROUP_SIZE ${SESSION_ROW_GROUP}, ${SMALL_DICTIONARIES}`;
+    case 'stock_bars':
+      return `FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 9, ROW_GROUP_SIZE ${SESSION_ROW_GROUP}`;
     default:
       return PARQUET_OPTIONS;
   }
