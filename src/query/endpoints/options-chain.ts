@@ -8,9 +8,10 @@ import { type Clock, dte, isIndexRoot } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
+import { listedGroups } from '../options/listed-groups.js';
 import type { OptionRecord } from '../options/records.js';
 import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
-import { type ExpirationGroup, scopeAnswer } from '../options/scope-answer.js';
+import { type ExpirationGroup, type ScopeAnswer, scopeAnswer } from '../options/scope-answer.js';
 import {
   badCombination,
   booleanParam,
@@ -246,7 +247,9 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
     params.expiration === undefined || params.expiration === 'all'
       ? scope
       : { ...scope, expiration: params.expiration };
-  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, read, ctx.greeks);
+  const answer =
+    (params.expiration === undefined ? await pickedDateAnswer(ctx, scope, params, session) : undefined) ??
+    (await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, read, ctx.greeks));
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
@@ -262,6 +265,33 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
     optionRecords: records,
     ...(ctx.greeks === 'computed' ? { greeksComputed: true as const } : {}),
   };
+}
+
+/**
+ * The answer of the one expiration date a request without `expiration` picks (`dte`, the front month, a
+ * window holding one date), when the contracts listed at the as-of show that it picks one: read for that
+ * date only. A dense chain's session is thousands of rows and a date's a few hundred; a current answer's
+ * search for contracts not quoted lately then covers that date's contracts, not every deep LEAPS.
+ *
+ * The listed groups hold every group the chain has rows for (`listedGroups`), and the choice among groups
+ * is a filter of each group, then the date nearest `dte` (the earlier on a tie) or the earliest monthly: a
+ * nearest or earliest element of a set stays so in any subset that holds it. So when the date's own answer
+ * has a group the request keeps, the chain's answer picks that date too, and the same groups, read whole.
+ * When it has none (the date's contracts listed but not quoted yet), undefined: the whole chain decides.
+ */
+async function pickedDateAnswer(
+  ctx: EndpointContext,
+  scope: ReturnType<typeof scopeOfSymbol>['scope'],
+  params: ChainParams,
+  session: string,
+): Promise<ScopeAnswer | undefined> {
+  if ('optionSymbol' in scope) return undefined;
+  const listed = await listedGroups(ctx.sql, ctx.cache, ctx.asOf, scope);
+  const dates = new Set(selectGroups(listed, params, session).map((group) => group.expiration));
+  if (dates.size !== 1) return undefined;
+  const expiration = [...dates][0]!;
+  const answer = await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, { ...scope, expiration }, ctx.greeks);
+  return selectGroups(answer.groups, params, session).length > 0 ? answer : undefined;
 }
 
 /** `GET /v1/options/chain/{underlying}/`: the chain at the request's as-of, filtered as the service does. */
