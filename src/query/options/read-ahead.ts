@@ -867,9 +867,16 @@ function withEmpty(
  */
 function expirationSymbolsSql(alias: string, expiration: string | undefined, known: ScopeContracts): string {
   if (expiration === undefined) return '';
+  return symbolRangesSql(alias, expiration, [...new Set(known.contracts.map((contract) => contract.root))]);
+}
+
+/**
+ * The condition keeping rows of `alias` whose symbols carry the date `expiration` under one of `roots`:
+ * per root, the range of symbols `ROOTyymmdd…` (see `expirationSymbolsSql`); `AND false` without a root.
+ */
+export function symbolRangesSql(alias: string, expiration: string, roots: readonly string[]): string {
   const date = expiration.slice(2).replaceAll('-', '');
   const next = String(Number(date) + 1).padStart(6, '0');
-  const roots = [...new Set(known.contracts.map((contract) => contract.root))];
   if (roots.length === 0) return 'AND false';
   const ranges = roots.map(
     (root) =>
