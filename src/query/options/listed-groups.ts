@@ -36,11 +36,7 @@ export async function listedGroups(
   scope: Exclude<Scope, { optionSymbol: string }>,
 ): Promise<ExpirationGroup[]> {
   const table = await contractTable(sql, cache, scope.underlying);
-  let index = indexes.get(table);
-  if (index === undefined) {
-    index = groupIndex(table);
-    indexes.set(table, index);
-  }
+  const index = indexOf(table);
   const notExpiredBefore = dayNumberOfIso(asOfSession(asOf));
   const listedBy = dayNumberOfIso(asOf.kind === 'dated' ? asOf.session : lastSessionOf(asOf));
   const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
@@ -52,6 +48,26 @@ export async function listedGroups(
     }
   }
   return listed;
+}
+
+/** The roots of the table's contracts that expire on `expiration` (a date's symbols begin with one). */
+export function rootsExpiringOn(table: ContractTable, expiration: string): string[] {
+  const index = indexOf(table);
+  const day = dayNumberOfIso(expiration);
+  const roots = new Set<string>();
+  for (let i = 0; i < index.groups.length; i++) {
+    if (index.expirationDay[i] === day) roots.add(index.groups[i]!.root);
+  }
+  return [...roots];
+}
+
+function indexOf(table: ContractTable): GroupIndex {
+  let index = indexes.get(table);
+  if (index === undefined) {
+    index = groupIndex(table);
+    indexes.set(table, index);
+  }
+  return index;
 }
 
 /** Groups the table's contracts as `assemble` groups rows (calls and puts together). */

@@ -12,6 +12,7 @@ import type { AsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import { rootsExpiringOn } from './listed-groups.js';
 import {
   asDouble,
   CONTRACT_FLAGS,
@@ -87,16 +88,6 @@ export async function sessionBlockRows(
   return sessionSource(block, scope.root, session, expiration);
 }
 
-/** The roots of the table's contracts that expire on `expiration`. */
-function rootsOf(table: ContractTable, expiration: string): string[] {
-  const day = dayNumberOfIso(expiration);
-  const roots = new Set<string>();
-  for (let id = 0; id < table.symbols.length; id++) {
-    if (table.expirationDay[id] === day) roots.add(table.roots[table.root[id]!]!);
-  }
-  return [...roots];
-}
-
 /**
  * Reads a session's block: the session's quote rows and the open interest settled the session before,
  * in one statement, each row keyed by a hash of its symbol (or the symbol, when two of the underlying's
@@ -111,7 +102,7 @@ async function loadSession(
   const underlying = table.underlying;
   // One expiration's rows: the numbering below keeps only the table's contracts, and the answer that date's.
   const only = (alias: string) =>
-    expiration === undefined ? '' : symbolRangesSql(alias, expiration, rootsOf(table, expiration));
+    expiration === undefined ? '' : symbolRangesSql(alias, expiration, rootsExpiringOn(table, expiration));
   const settled = previousSession(session);
   const [quoteSource, interestSource] = await Promise.all([
     sql.from('option_quotes', { underlying }, { first: session, last: session }),
