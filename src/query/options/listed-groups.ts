@@ -9,11 +9,11 @@ import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable } from './read-ahead.js';
 import type { Scope } from './scope.js';
-import type { ExpirationGroup } from './scope-answer.js';
+import type { GroupColumns } from './snapshot-sql.js';
 
 /** A contract table's groups: one per root, expiration and classification, as a chain's answer groups rows. */
 type GroupIndex = {
-  readonly groups: readonly ExpirationGroup[];
+  readonly groups: readonly GroupColumns[];
   /** Per group: its root's index in the table's roots, its expiration and its earliest first_traded as day numbers. */
   readonly root: Uint16Array;
   readonly expirationDay: Float64Array;
@@ -34,13 +34,13 @@ export async function listedGroups(
   cache: StoreCache,
   asOf: AsOf,
   scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<ExpirationGroup[]> {
+): Promise<GroupColumns[]> {
   const table = await contractTable(sql, cache, scope.underlying);
   const index = indexOf(table);
   const notExpiredBefore = dayNumberOfIso(asOfSession(asOf));
   const listedBy = dayNumberOfIso(asOf.kind === 'dated' ? asOf.session : lastSessionOf(asOf));
   const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
-  const listed: ExpirationGroup[] = [];
+  const listed: GroupColumns[] = [];
   for (let i = 0; i < index.groups.length; i++) {
     if (scope.root !== undefined && index.root[i] !== root) continue;
     if (index.expirationDay[i]! >= notExpiredBefore && index.firstTradedDay[i]! <= listedBy) {
@@ -75,7 +75,7 @@ function groupIndex(table: ContractTable): GroupIndex {
   const { am, monthly, weekly, quarterly, nonstandard } = CONTRACT_FLAGS;
   const classification = am | monthly | weekly | quarterly | nonstandard;
   const byKey = new Map<string, number>();
-  const groups: ExpirationGroup[] = [];
+  const groups: GroupColumns[] = [];
   const root: number[] = [];
   const expirationDay: number[] = [];
   const firstTradedDay: number[] = [];
