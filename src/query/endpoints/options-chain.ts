@@ -285,7 +285,6 @@ async function pickedDateAnswer(
   params: ChainParams,
   session: string,
 ): Promise<ScopeAnswer | undefined> {
-  if ('optionSymbol' in scope) return undefined;
   const listed = await listedGroups(ctx.sql, ctx.cache, ctx.asOf, scope);
   const dates = new Set(selectGroups(listed, params, session).map((group) => group.expiration));
   if (dates.size !== 1) return undefined;

@@ -70,39 +70,52 @@ function indexOf(table: ContractTable): GroupIndex {
   return index;
 }
 
-/** Groups the table's contracts as `assemble` groups rows (calls and puts together). */
+/**
+ * The number naming contract `id`'s group in its table: its expiration, root and classification, not its
+ * side (a group holds calls and puts).
+ */
+export function groupKey(table: ContractTable, id: number): number {
+  return (
+    (table.expirationDay[id]! * 65_536 + table.root[id]!) * 64 + (table.flags[id]! & ~CONTRACT_FLAGS.call)
+  );
+}
+
+/** Contract `id`'s group, as a chain's answer groups its rows. */
+export function groupOfContract(table: ContractTable, id: number): GroupColumns {
+  const flags = table.flags[id]!;
+  return {
+    root: table.roots[table.root[id]!]!,
+    expiration: isoDateOfDay(table.expirationDay[id]!),
+    settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
+    monthly: (flags & CONTRACT_FLAGS.monthly) !== 0,
+    weekly: (flags & CONTRACT_FLAGS.weekly) !== 0,
+    quarterly: (flags & CONTRACT_FLAGS.quarterly) !== 0,
+    nonstandard: (flags & CONTRACT_FLAGS.nonstandard) !== 0,
+  };
+}
+
+/** The table's contracts grouped as `assemble` groups rows, each group with its earliest first_traded. */
 function groupIndex(table: ContractTable): GroupIndex {
-  const { am, monthly, weekly, quarterly, nonstandard } = CONTRACT_FLAGS;
-  const classification = am | monthly | weekly | quarterly | nonstandard;
-  const byKey = new Map<string, number>();
+  const byKey = new Map<number, number>();
   const groups: GroupColumns[] = [];
   const root: number[] = [];
   const expirationDay: number[] = [];
   const firstTradedDay: number[] = [];
-  for (let i = 0; i < table.symbols.length; i++) {
-    const flags = table.flags[i]! & classification;
-    const key = `${table.root[i]}|${table.expirationDay[i]}|${flags}`;
+  for (let id = 0; id < table.symbols.length; id++) {
+    const key = groupKey(table, id);
     const at = byKey.get(key);
     if (at !== undefined) {
       // A contract without a first_traded (NaN) is never listed; it leaves its group's earliest alone.
-      const first = table.firstTradedDay[i]!;
+      const first = table.firstTradedDay[id]!;
       const earliest = firstTradedDay[at]!;
       if (Number.isNaN(earliest) || first < earliest) firstTradedDay[at] = first;
       continue;
     }
     byKey.set(key, groups.length);
-    groups.push({
-      root: table.roots[table.root[i]!]!,
-      expiration: isoDateOfDay(table.expirationDay[i]!),
-      settlement: flags & am ? 'AM' : 'PM',
-      monthly: (flags & monthly) !== 0,
-      weekly: (flags & weekly) !== 0,
-      quarterly: (flags & quarterly) !== 0,
-      nonstandard: (flags & nonstandard) !== 0,
-    });
-    root.push(table.root[i]!);
-    expirationDay.push(table.expirationDay[i]!);
-    firstTradedDay.push(table.firstTradedDay[i]!);
+    groups.push(groupOfContract(table, id));
+    root.push(table.root[id]!);
+    expirationDay.push(table.expirationDay[id]!);
+    firstTradedDay.push(table.firstTradedDay[id]!);
   }
   return {
     groups,

@@ -62,7 +62,7 @@ export async function noDataAround(
 
 /** The scope a path symbol names: an underlying, or one root of it (`SPXW` → SPX's chain, root SPXW). */
 export function scopeOfSymbol(pathSymbol: string | undefined): {
-  readonly scope: Scope;
+  readonly scope: Exclude<Scope, { optionSymbol: string }>;
   readonly symbol: string;
   readonly underlying: string;
   readonly root: string | undefined;

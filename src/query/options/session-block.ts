@@ -12,7 +12,7 @@ import type { AsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
-import { rootsExpiringOn } from './listed-groups.js';
+import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
 import {
   asDouble,
   CONTRACT_FLAGS,
@@ -215,19 +215,10 @@ function sessionSource(
   const groups = new Map<number, GroupColumns>();
   const groupAt: (GroupColumns | undefined)[] = new Array(positions.length);
   const groupOf = (id: number): GroupColumns => {
-    const flags = table.flags[id]!;
-    const key = (table.expirationDay[id]! * 65_536 + table.root[id]!) * 64 + (flags & ~CONTRACT_FLAGS.call);
+    const key = groupKey(table, id);
     let group = groups.get(key);
     if (group === undefined) {
-      group = {
-        root: table.roots[table.root[id]!]!,
-        expiration: isoDateOfDay(table.expirationDay[id]!),
-        settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
-        monthly: (flags & CONTRACT_FLAGS.monthly) !== 0,
-        weekly: (flags & CONTRACT_FLAGS.weekly) !== 0,
-        quarterly: (flags & CONTRACT_FLAGS.quarterly) !== 0,
-        nonstandard: (flags & CONTRACT_FLAGS.nonstandard) !== 0,
-      };
+      group = groupOfContract(table, id);
       groups.set(key, group);
     }
     return group;
