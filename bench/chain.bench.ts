@@ -4,149 +4,28 @@
  * against one hand-written DuckDB statement over the same Parquet files that returns the same JSON body.
  */
 import { fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type DailyBar,
-  type GeneratorOptions,
-  generateMarket,
-  parseLeanDailyBars,
-} from '../src/ingest/generator/index.js';
 import { openStore, type Store, storeInternals } from '../src/library/store.js';
-import { etWallToSeconds, previousSession, sessionsBetween } from '../src/market-time/index.js';
+import { etWallToSeconds, previousSession } from '../src/market-time/index.js';
 import { currentAsOf } from '../src/pit/as-of.js';
 import { OPTION_COLUMNS, type OptionField } from '../src/query/options/columns.js';
 import { assemble, scopeRows } from '../src/query/options/scope-answer.js';
 import { rowSource } from '../src/query/options/snapshot-sql.js';
 import { DEFAULT_LIMIT } from '../src/service/format.js';
-import { computeDataVersion, type Manifest, readManifest } from '../src/store/manifest.js';
+import { type Manifest, readManifest } from '../src/store/manifest.js';
 import type { TableName } from '../src/store/schema.js';
 import { quoteLiteral, SqlSession } from '../src/store/sql.js';
-import { WriteTransaction } from '../src/store/writer.js';
 import { ensureBuilt } from '../test/helpers/build.js';
 import {
-  type BenchContext,
-  defineBenchmark,
-  loadAverage,
-  ratioRow,
-  storeCodeDigest,
-  summarise,
-  timeIt,
-} from './lib.js';
-
-/** Years of the generated market, one commit each (keeps the writer's memory small). */
-const YEARS = [2015, 2016, 2017, 2018, 2019, 2020] as const;
-const CACHE_DIR = ['bench', '.cache', 'chain-store'] as const;
-
-/**
- * One year of the store, on the shared Lean daily bars from the June before (the volatility warm-up and
- * the listings made before the year): SPY with the generator's dense ETF listing (every weekly seven
- * weeks out, a year of monthlies, LEAPS), SPX/SPXW and AAPL with the sample's lighter listings; EOD and
- * 15:45 snapshots of every contract, vendor iv only.
- */
-function yearOptions(year: number, spy: readonly DailyBar[], aapl: readonly DailyBar[]): GeneratorOptions {
-  const window = (bars: readonly DailyBar[]) =>
-    bars.filter((bar) => bar.date >= `${year - 1}-06-01` && bar.date <= `${year}-12-31`);
-  return {
-    from: `${year}-01-01`,
-    to: `${year}-12-31`,
-    seed: 20150102 + year,
-    underlyings: [
-      { symbol: 'SPY', style: 'etf', series: { kind: 'bars', bars: window(spy) } },
-      {
-        symbol: 'SPX',
-        style: 'index',
-        series: { kind: 'derived', from: 'SPY', factor: 10 },
-        listing: { weeklyDays: 14, midweekDays: 5, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 0 },
-      },
-      {
-        symbol: 'AAPL',
-        style: 'stock',
-        series: { kind: 'bars', bars: window(aapl) },
-        splits: [{ exDate: '2020-08-31', ratio: 4 }],
-        listing: { weeklyDays: 21, monthlyMonths: 3, quarterlyMonths: 3, leapsYears: 0 },
-      },
-    ],
-    snapshots: ['15:45', 'eod'],
-    minuteBars: false,
-    greeks: 'iv',
-  };
-}
-
-/** Lean daily bars from the shared data. */
-async function sharedBars(ctx: BenchContext, file: string): Promise<DailyBar[]> {
-  const path = ctx.sharedFile(`data/stocks/${file}`);
-  return parseLeanDailyBars(await readFile(path, 'utf8'), path);
-}
-
-/** The store's plan: each year's generator options with a digest of them (bars included). */
-async function storePlan(ctx: BenchContext): Promise<{ options: GeneratorOptions; digest: string }[]> {
-  const spy = await sharedBars(ctx, 'lean_daily_spy_raw_19980102_20210331.csv');
-  const aapl = await sharedBars(ctx, 'lean_daily_aapl_raw_19980102_20210331.csv');
-  const code = await storeCodeDigest(ctx.repoRoot);
-  return YEARS.map((year) => {
-    const options = yearOptions(year, spy, aapl);
-    return {
-      options,
-      digest: createHash('sha256').update(code).update(JSON.stringify(options)).digest('hex'),
-    };
-  });
-}
-
-/**
- * The cached store in `bench/.cache/chain-store`: reused when its manifest is intact (its data version
- * is that of its files) and its provenance holds exactly this plan's years; a year missing from it is
- * generated and committed on top, anything else rebuilds the store.
- */
-async function ensureStore(ctx: BenchContext): Promise<{ dir: string; rows: number; built: number }> {
-  const dir = join(ctx.repoRoot, ...CACHE_DIR);
-  const plan = await storePlan(ctx);
-  const wanted = new Set(plan.map((year) => year.digest));
-  let manifest = await readManifest(dir).catch(() => undefined);
-  const usable =
-    manifest !== undefined &&
-    manifest.dataVersion === computeDataVersion(manifest) &&
-    manifest.provenance.every((p) => wanted.has(p.sha256));
-  if (!usable) await rm(dir, { recursive: true, force: true });
-  const present = new Set(usable ? manifest!.provenance.map((p) => p.sha256) : []);
-  let built = 0;
-  for (const { options, digest } of plan) {
-    if (present.has(digest)) continue;
-    const started = performance.now();
-    const tx = await WriteTransaction.begin(dir, { create: true });
-    let committed = false;
-    try {
-      const summary = await generateMarket(tx.sql, options);
-      await tx.commit([
-        {
-          source: `chain benchmark store, ${options.from.slice(0, 4)}`,
-          sha256: digest,
-          format: 'generator',
-          rows: { option_quotes: summary.optionRows, open_interest: summary.openInterestRows },
-          rejected: 0,
-        },
-      ]);
-      committed = true;
-      built++;
-      ctx.log(
-        `built ${options.from.slice(0, 4)}: ${summary.optionRows.toLocaleString('en-US')} option rows in ${((performance.now() - started) / 1000).toFixed(0)} s`,
-      );
-    } finally {
-      if (!committed) await tx.abort();
-    }
-  }
-  manifest = await readManifest(dir);
-  if (
-    manifest === undefined ||
-    plan.some((year) => !manifest!.provenance.some((p) => p.sha256 === year.digest))
-  ) {
-    throw new Error(`the store in ${dir} did not build`);
-  }
-  const rows = manifest.tables.option_quotes.reduce((sum, file) => sum + file.rows, 0);
-  return { dir, rows, built };
-}
+  CHAIN_STORE_DIR,
+  chainStorePlan,
+  ensureGeneratedStore,
+  measure,
+  randomSessions as randomStoreSessions,
+  CHAIN_YEARS as YEARS,
+} from './generated-store.js';
+import { defineBenchmark, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
 
 /** The manifest's files of one partition of a table, as absolute paths. */
 function partitionFiles(
@@ -261,26 +140,8 @@ const RANDOM_SESSIONS = 60;
 const SPY = { underlying: 'SPY' };
 
 /** `count` distinct sessions of the store's years in a fixed pseudo-random order (never `SESSION`). */
-function randomSessions(count: number): string[] {
-  const all = sessionsBetween(`${YEARS[0]}-01-02`, `${YEARS.at(-1)}-12-31`).filter((s) => s !== SESSION);
-  let seed = 20_150_102;
-  const picked: string[] = [];
-  while (picked.length < count) {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    const [session] = all.splice(Math.floor((seed / 2 ** 31) * all.length), 1);
-    picked.push(session!);
-  }
-  return picked;
-}
+const randomSessions = (count: number) => randomStoreSessions(count, 20_150_102, SESSION);
 
-/** Runs `fn` and returns its wall and CPU (this process, every thread) milliseconds. */
-async function measure(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await fn();
-  const used = process.cpuUsage(cpu);
-  return { wall: performance.now() - started, cpu: (used.user + used.system) / 1000 };
-}
 /** The chains of the memory series: several sessions and underlyings, whole chains and front months. */
 const MEMORY_SESSIONS = ['2015-03-20', '2016-06-24', '2017-09-15', '2018-12-24', '2019-06-14', '2020-03-16'];
 const MEMORY_SYMBOLS = ['SPY', 'SPX', 'SPXW', 'AAPL'];
@@ -366,7 +227,11 @@ export default defineBenchmark({
   name: 'chain',
   description: 'option chains on a 25-million-row store vs one hand-written DuckDB statement',
   async run(ctx) {
-    const built = await ensureStore(ctx);
+    const built = await ensureGeneratedStore(
+      ctx,
+      join(ctx.repoRoot, ...CHAIN_STORE_DIR),
+      await chainStorePlan(ctx),
+    );
     ctx.log(`store ${built.dir}: ${built.rows.toLocaleString('en-US')} option rows`);
     const manifest = (await readManifest(built.dir))!;
     const rawSql = (session: string) => rawChainSql(built.dir, manifest, 'SPY', session);

@@ -11,10 +11,11 @@ import { currentAsOf } from '../src/pit/as-of.js';
 import { chain } from '../src/query/endpoints/options-chain.js';
 import { StoreCache } from '../src/store/cache.js';
 import { readManifest } from '../src/store/manifest.js';
+import { CHAIN_STORE_DIR } from './generated-store.js';
 import { type BenchRow, defineBenchmark, loadAverage, ratioRow, rssPeakMb } from './lib.js';
 
 /** The chain bench's 26-million-row store, when it has been built (`npm run bench -- chain`). */
-const BIG_STORE = ['bench', '.cache', 'chain-store'] as const;
+const BIG_STORE = CHAIN_STORE_DIR;
 
 /**
  * The same typed loop over 2019 of the chain bench's store, SPY's dense listing: per session and the
