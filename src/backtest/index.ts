@@ -19,6 +19,7 @@ export {
 } from './statistics.js';
 export {
   combinations,
+  defaultWorkerCount,
   formatSweepTable,
   type Grid,
   parseGrid,

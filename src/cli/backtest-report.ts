@@ -38,7 +38,7 @@ export function addReportOptions(command: Command): Command {
       "run every combination of strategy parameters on worker threads, e.g. 'dte=30,45 delta=0.2,0.3'",
     )
     .option('--sort <statistic>', `sort a sweep's results by ${SWEEP_SORT_KEYS.join(', ')} (default sharpe)`)
-    .option('--workers <n>', "a sweep's worker threads (default: the machine's cores)");
+    .option('--workers <n>', "a sweep's worker threads (default: one per 1.5 cores, at least one)");
 }
 
 /** The risk-free rate the flags state, refused unless it reads as an annual rate (a run's `riskFreeRate`). */

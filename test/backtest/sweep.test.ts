@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStrategyModule } from '../../src/backtest/load-strategy.js';
 import { withStatistics } from '../../src/backtest/report-files.js';
 import { backtest } from '../../src/backtest/runner.js';
-import { combinations, formatSweepTable, parseGrid, sweep, sweepCsv } from '../../src/backtest/sweep.js';
+import {
+  combinations,
+  defaultWorkerCount,
+  formatSweepTable,
+  parseGrid,
+  sweep,
+  sweepCsv,
+} from '../../src/backtest/sweep.js';
 import type { BacktestOptions } from '../../src/backtest/types.js';
 import { UsageError } from '../../src/errors.js';
 import { openStore, type Store } from '../../src/library/store.js';
@@ -98,6 +105,12 @@ describe('sweep', () => {
     await expect(sweep({ ...base, store: 'no-store' })).rejects.toThrow(/no store directory no-store/);
     await expect(sweep({ ...base, workers: 0 })).rejects.toThrow(/workers must be a whole number/);
     await expect(sweep({ ...base, sortBy: 'luck' as 'pnl' })).rejects.toThrow(UsageError);
+  });
+});
+
+describe('defaultWorkerCount', () => {
+  it('starts one worker per 1.5 cores, at least one: a second worker on 2 cores only slows a sweep', () => {
+    expect([1, 2, 3, 4, 8, 16].map(defaultWorkerCount)).toEqual([1, 1, 2, 2, 5, 10]);
   });
 });
 
