@@ -5,7 +5,7 @@
  */
 import { type Account, AccountBook } from '../billing/accounts.js';
 import { MarketDataError, UsageError } from '../errors.js';
-import { type Clock, fixedClock, systemClock, underlyingOfRoot } from '../market-time/index.js';
+import { type Clock, fixedClock, systemClock } from '../market-time/index.js';
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
@@ -16,6 +16,7 @@ import {
   contractTable,
   indexOfContract,
 } from '../query/options/read-ahead.js';
+import { underlyingOfContractRoot } from '../query/options/scope.js';
 import type { GreeksSource } from '../query/types.js';
 import {
   Api,
@@ -239,13 +240,14 @@ export class Store {
     for (const symbol of [...new Set(symbols)].sort()) {
       const parsed = tryParseOccSymbol(symbol);
       if (parsed === undefined) continue;
-      // Each underlying's contracts are read once per data version (a run asks again and again).
-      const underlying = underlyingOfRoot(parsed.root);
-      // The underlying's contract table, which the option reads keep per data version already.
-      const table = await contractTable(this.#reader.sql, this.cache, underlying);
-      let terms = termsAt(table, indexOfContract(table, symbol));
-      if (terms === undefined) {
-        // A root the calendar does not map to its underlying: the store knows.
+      // Each underlying's contracts are read once per data version (a run asks again and again): the
+      // table of the underlying the store files the root under, which the option reads keep already.
+      const underlying = await underlyingOfContractRoot(this.#reader.sql, this.cache, parsed.root);
+      const table =
+        underlying === undefined ? undefined : await contractTable(this.#reader.sql, this.cache, underlying);
+      let terms = table === undefined ? undefined : termsAt(table, indexOfContract(table, symbol));
+      if (terms === undefined && underlying === undefined) {
+        // A root listed under more than one underlying (or none): the contract's own row says.
         [terms] = await this.#reader.sql.all<ContractTerms>(
           `${CONTRACT_TERMS_SQL} WHERE option_symbol = $symbol`,
           { symbol },

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { MarketDataError } from '../../errors.js';
-import { type Clock, previousSession, toEtDate, underlyingOfRoot } from '../../market-time/index.js';
+import { type Clock, previousSession, toEtDate } from '../../market-time/index.js';
 import { parseOccSymbol } from '../../occ/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../no-data.js';
@@ -13,7 +13,7 @@ import { dataAsOf, optionFields } from '../options/columns.js';
 import { withComputedGreeks } from '../options/computed-greeks.js';
 import { readAheadRows } from '../options/read-ahead.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
-import { closedSession, noDataAround, type Scope } from '../options/scope.js';
+import { closedSession, noDataAround, type Scope, underlyingOfContractRoot } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
 import { badCombination, clockedParser, dayParam, integerParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
@@ -76,13 +76,17 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
     throw badCombination('countback cannot be combined with from.');
   }
   // Inside a session loop over the underlying's chain, the contract's rows are already in memory (the
-  // block lists the contract only if the store does, so no lookup of it is needed either).
-  let underlying = underlyingOfRoot(root);
-  const held = ranged
-    ? undefined
-    : await readAheadRows(ctx.sql, ctx.cache, ctx.asOf, { optionSymbol, underlying });
+  // block lists the contract only if the store does, so no lookup of it is needed either). The block is
+  // the chain of the underlying the store files the root under (AAPL1's is AAPL's).
+  const owner = await underlyingOfContractRoot(ctx.sql, ctx.cache, root);
+  const held =
+    ranged || owner === undefined
+      ? undefined
+      : await readAheadRows(ctx.sql, ctx.cache, ctx.asOf, { optionSymbol, underlying: owner });
+  let underlying: string;
   let records: OptionRecord[];
-  if (held !== undefined) {
+  if (held !== undefined && owner !== undefined) {
+    underlying = owner;
     records = toRecords(
       Array.from({ length: held.length }, (_, i) => held.row(i)),
       ctx.asOf,
