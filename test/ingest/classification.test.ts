@@ -2,7 +2,8 @@
  * Contract classification from the data: a contract is nonstandard (adjusted) when its source files it under
  * another underlying than its root's own — the root change after a corporate action (AAPL1 under AAPL) —
  * and never because of the root's shape: a root ending in a digit (T001) is an ordinary root whose default
- * chain answers.
+ * chain answers. An adjusted contract is found under the underlying its source files it under, in a
+ * session loop too (as a backtest marks what it holds).
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
 import { openStore, type Store } from '../../src/library/store.js';
+import { etWallToSeconds } from '../../src/market-time/index.js';
 import { WriteTransaction } from '../../src/store/writer.js';
 
 const MAPPING = JSON.stringify({
@@ -22,11 +24,16 @@ const MAPPING = JSON.stringify({
   ask: 'Ask',
   sessionDate: 'Date',
 });
+/** AAPL and AAPL1 quoted over six sessions, 2024-03-15 the fifth; T001 on 2024-03-15 only. */
+const SESSIONS = ['2024-03-11', '2024-03-12', '2024-03-13', '2024-03-14', '2024-03-15', '2024-03-18'];
+const ADJUSTED = 'AAPL1240419C00175000';
 const CSV = [
   'Underlying,Root,Expiration,Type,Strike,Bid,Ask,Date',
   'T001,T001,2024-04-19,call,25,1.10,1.20,2024-03-15',
-  'AAPL,AAPL,2024-04-19,call,175,3.10,3.20,2024-03-15',
-  'AAPL,AAPL1,2024-04-19,call,175,9.10,9.20,2024-03-15',
+  ...SESSIONS.flatMap((session, i) => [
+    `AAPL,AAPL,2024-04-19,call,175,${(2.7 + i / 10).toFixed(2)},${(2.8 + i / 10).toFixed(2)},${session}`,
+    `AAPL,AAPL1,2024-04-19,call,175,${(8.7 + i / 10).toFixed(2)},${(8.8 + i / 10).toFixed(2)},${session}`,
+  ]),
 ].join('\n');
 
 let dir: string;
@@ -55,5 +62,21 @@ describe('contract classification', () => {
     expect(standard.columns.optionSymbol).toEqual(['AAPL240419C00175000']);
     const all = await store.options.chain('AAPL', { date: '2024-03-15', nonstandard: true });
     expect([...all.columns.optionSymbol].sort()).toEqual(['AAPL1240419C00175000', 'AAPL240419C00175000']);
+  });
+});
+
+describe('an adjusted root in a session loop', () => {
+  it("answers the contract's quote at every session, as it does outside a loop", async () => {
+    const bids: (number | null)[] = [];
+    for (const session of SESSIONS) {
+      const quote = await store.at(etWallToSeconds(session, '16:30')).options.quotes(ADJUSTED);
+      bids.push(quote.length === 0 ? null : (quote.columns.bid[0] ?? null));
+    }
+    expect(bids).toEqual([8.7, 8.8, 8.9, 9, 9.1, 9.2]);
+  });
+
+  it('gives its terms under the underlying the store files it under', async () => {
+    const [terms] = await store.contracts([ADJUSTED]);
+    expect(terms).toMatchObject({ symbol: ADJUSTED, underlying: 'AAPL', root: 'AAPL1', strike: 175 });
   });
 });
