@@ -9,6 +9,7 @@ import { type Clock, fixedClock, systemClock } from '../market-time/index.js';
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
+import { underlyingOfContract } from '../query/options/contract-underlying.js';
 import {
   announceSessionLoop,
   type ContractTable,
@@ -16,7 +17,6 @@ import {
   contractTable,
   indexOfContract,
 } from '../query/options/read-ahead.js';
-import { underlyingOfContractRoot } from '../query/options/scope.js';
 import type { GreeksSource } from '../query/types.js';
 import {
   Api,
@@ -242,7 +242,7 @@ export class Store {
       if (parsed === undefined) continue;
       // Each underlying's contracts are read once per data version (a run asks again and again): the
       // table of the underlying the store files the root under, which the option reads keep already.
-      const underlying = await underlyingOfContractRoot(this.#reader.sql, this.cache, parsed.root);
+      const underlying = await underlyingOfContract(this.#reader.sql, this.cache, symbol, parsed.root);
       const table =
         underlying === undefined ? undefined : await contractTable(this.#reader.sql, this.cache, underlying);
       let terms = table === undefined ? undefined : termsAt(table, indexOfContract(table, symbol));

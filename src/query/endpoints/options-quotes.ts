@@ -11,9 +11,10 @@ import { asOfSession } from '../../pit/as-of.js';
 import { NO_OPTION_FOUND } from '../no-data.js';
 import { dataAsOf, optionFields } from '../options/columns.js';
 import { withComputedGreeks } from '../options/computed-greeks.js';
+import { underlyingOfContract } from '../options/contract-underlying.js';
 import { readAheadRows } from '../options/read-ahead.js';
 import { compareRecords, type OptionRecord, toRecords } from '../options/records.js';
-import { closedSession, noDataAround, type Scope, underlyingOfContractRoot } from '../options/scope.js';
+import { closedSession, noDataAround, type Scope } from '../options/scope.js';
 import { readAnswerRows } from '../options/snapshot-sql.js';
 import { badCombination, clockedParser, dayParam, integerParam } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult, NoData } from '../types.js';
@@ -78,7 +79,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
   // Inside a session loop over the underlying's chain, the contract's rows are already in memory (the
   // block lists the contract only if the store does, so no lookup of it is needed either). The block is
   // the chain of the underlying the store files the root under (AAPL1's is AAPL's).
-  const owner = await underlyingOfContractRoot(ctx.sql, ctx.cache, root);
+  const owner = await underlyingOfContract(ctx.sql, ctx.cache, optionSymbol, root);
   const held =
     ranged || owner === undefined
       ? undefined

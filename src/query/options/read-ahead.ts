@@ -652,6 +652,13 @@ function joinedPieces(pieces: readonly (readonly string[])[]): string[] {
   return Array.from(head, (text, i) => text + middle[i]! + rest[i]!);
 }
 
+/** The underlying's contract table if the session cache holds it (read or being read), without reading it. */
+export function heldContractTable(cache: StoreCache, underlying: string): Promise<ContractTable> | undefined {
+  return cache.heldSized<ContractTable>(contractTableKey(underlying));
+}
+
+const contractTableKey = (underlying: string) => `contracts|${underlying}`;
+
 /** The underlying's contract table, from the session cache or read. */
 export function contractTable(
   sql: SqlSession,
@@ -659,7 +666,7 @@ export function contractTable(
   underlying: string,
 ): Promise<ContractTable> {
   return cache.sized(
-    `contracts|${underlying}`,
+    contractTableKey(underlying),
     () => readContractTable(sql, underlying),
     (table) => table.bytes,
   );

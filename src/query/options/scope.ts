@@ -4,7 +4,6 @@
  */
 import { isSession, underlyingOfRoot } from '../../market-time/index.js';
 import { type AsOf, sessionEndSeconds } from '../../pit/as-of.js';
-import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
@@ -93,32 +92,4 @@ export async function underlyingKnown(sql: SqlSession, underlying: string, root?
     root === undefined ? { underlying } : { underlying, root },
   );
   return Number(found) > 0;
-}
-
-/**
- * The underlying the store files a contract root under. The calendar knows the index roots (SPXW under
- * SPX), but a root made by a corporate action (AAPL1 under AAPL) is the data's to say: read once per data
- * version from the contracts table, a row per root. Undefined when the store lists no contract of the
- * root, or lists its contracts under more than one underlying.
- */
-export async function underlyingOfContractRoot(
-  sql: SqlSession,
-  cache: StoreCache,
-  root: string,
-): Promise<string | undefined> {
-  const owners = await cache.memoize('contract-roots', async () => {
-    const rows = await sql.all<{ root: string; underlying: string }>(
-      'SELECT DISTINCT root, underlying FROM contracts',
-    );
-    // null: a root under two underlyings, whose contracts are each looked up.
-    const owner = new Map<string, string | null>();
-    for (const row of rows) {
-      owner.set(
-        row.root,
-        owner.has(row.root) && owner.get(row.root) !== row.underlying ? null : row.underlying,
-      );
-    }
-    return owner;
-  });
-  return owners.get(root) ?? undefined;
 }
