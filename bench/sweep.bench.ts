@@ -8,8 +8,9 @@
  * package (`dist/`), as an installed pitchain runs. Each worker pays a fixed cost: its start (the thread,
  * the modules, the strategy through tsx, the store: about 0.5 s, 0.6 s of CPU) and, on its first run, the
  * read-ahead blocks of the period (about 0.7 s of CPU) and V8 compiling the hot code (about 0.6 s):
- * measured single-threaded, a first run takes about 1.9 s of CPU and a later one 0.2 to 0.8 s. Computed
- * Greeks are not part of that cost: every run prices the snapshots it reads (about half a later run's CPU).
+ * measured single-threaded, a first run takes about 1.9 s of CPU and a later one 0.2 to 0.8 s. A worker
+ * prices each snapshot once (its store's cache keeps the computed Greeks): its later runs of the same
+ * expirations price nothing, so the more runs a worker does, the less each costs, and one worker gains most.
  * One worker keeps about 1.3 cores busy (V8's compiler and collector threads, DuckDB's); two share two.
  * So the speed-up cannot pass cores × (1-worker time) / (2-worker CPU), nor, even with no cost per worker,
  * cores × (1-worker time) / (1-worker CPU): the note prints both beside the CPU time of each sweep, which

@@ -10,6 +10,12 @@ const DERIVED_CAPACITY = 4;
 /** How many scopes' loop states (with their read-ahead blocks) the cache keeps. */
 const STATE_CAPACITY = 4;
 /**
+ * How many bytes of values computed from the data the cache keeps (the IV and Greeks of the snapshots a
+ * run has priced, which a sweep's next run or a notebook's rerun prices again): a 2-year backtest of a
+ * SPY strategy prices a few megabytes of them.
+ */
+const COMPUTED_BYTES = 16 * 2 ** 20;
+/**
  * How many bytes the session cache keeps by default (sessions' rows and the contracts they refer to): a
  * reader's DuckDB is limited to 256 MB, and a process of both stays within 512 MB.
  */
@@ -46,11 +52,12 @@ class Lru<V> {
 }
 
 /**
- * A least-recently-used map bounded in bytes: each value's size is known once it is computed; the oldest
- * values go until the rest fit (a value larger than the whole budget is handed out but not kept).
+ * A least-recently-used map bounded in bytes: each value's size is known once it is computed (a promise
+ * is kept at 0 bytes until then); the oldest values go until the rest fit (a value larger than the whole
+ * budget is handed out but not kept).
  */
 class SizedLru {
-  private readonly entries = new Map<string, { value: Promise<unknown>; bytes: number }>();
+  private readonly entries = new Map<string, { value: unknown; bytes: number }>();
   private total = 0;
 
   constructor(readonly capacity: number) {}
@@ -59,7 +66,7 @@ class SizedLru {
     return this.total;
   }
 
-  get(key: string): Promise<unknown> | undefined {
+  get(key: string): unknown {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
@@ -68,13 +75,13 @@ class SizedLru {
   }
 
   /** Keeps a pending value (counted as 0 bytes until it is known). */
-  set(key: string, value: Promise<unknown>): void {
+  set(key: string, value: unknown): void {
     this.delete(key);
     this.entries.set(key, { value, bytes: 0 });
   }
 
   /** Records the size of a kept value, then lets the oldest go until the total fits. */
-  sized(key: string, value: Promise<unknown>, bytes: number): void {
+  sized(key: string, value: unknown, bytes: number): void {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.value !== value) return;
     this.total += bytes - entry.bytes;
@@ -113,6 +120,7 @@ export class StoreCache {
   private readonly derived = new Lru<Promise<unknown>>(DERIVED_CAPACITY);
   private readonly states = new Lru<unknown>(STATE_CAPACITY);
   private readonly sessions: SizedLru;
+  private readonly computedValues = new SizedLru(COMPUTED_BYTES);
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(
@@ -159,6 +167,22 @@ export class StoreCache {
     return this.sessions.get(key) as Promise<T> | undefined;
   }
 
+  /**
+   * A value computed from the data (no statement: the IV and Greeks of a snapshot priced), kept under
+   * `key` by `keepComputed`, or undefined.
+   */
+  computed(key: string): unknown {
+    this.sync();
+    return this.computedValues.get(key);
+  }
+
+  /** Keeps a computed value of about `bytes` for `computed` (the least recently used go past the budget). */
+  keepComputed(key: string, value: unknown, bytes: number): void {
+    this.sync();
+    this.computedValues.set(key, value);
+    this.computedValues.sized(key, value, bytes);
+  }
+
   /** The data version the entries belong to. */
   get currentVersion(): string {
     this.sync();
@@ -202,5 +226,6 @@ export class StoreCache {
     this.derived.clear();
     this.states.clear();
     this.sessions.clear();
+    this.computedValues.clear();
   }
 }

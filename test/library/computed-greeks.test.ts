@@ -5,7 +5,12 @@
  * session time, so the host's zone does not matter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { currentAsOf } from '../../src/pit/as-of.js';
+import { withComputedGreeks } from '../../src/query/options/computed-greeks.js';
+import { toRecords } from '../../src/query/options/records.js';
+import { scopeRows } from '../../src/query/options/scope-answer.js';
+import { StoreCache } from '../../src/store/cache.js';
 
 const T = '2020-03-16T15:45:00-04:00';
 let vendor: Store;
@@ -89,5 +94,62 @@ describe("greeks: 'computed'", () => {
   it('refuses a Greeks source it does not know', async () => {
     expect(() => vendor.at(T, { greeks: 'model' as never })).toThrow(/greeks must be/);
     await expect(openStore('data/sample', { greeks: 'both' as never })).rejects.toThrow(/greeks must be/);
+  });
+});
+
+describe('snapshots priced once per store', () => {
+  /** Dated whole chains of March 2020, where the quotes move most from one session to the next. */
+  const SESSIONS = ['2020-03-09', '2020-03-10', '2020-03-11', '2020-03-12', '2020-03-13'];
+  const chains = async (store: Store) => {
+    const bodies: string[] = [];
+    for (const date of SESSIONS) {
+      for (const symbol of ['SPY', 'SPX', 'AAPL']) {
+        const chain = await store.options.chain(symbol, { date, expiration: 'all' });
+        bodies.push(JSON.stringify(chain.columns));
+      }
+    }
+    return bodies;
+  };
+
+  it('gives a rerun on the same store the figures a fresh store computes', async () => {
+    const rerun = await openStore('data/sample', { now: T, greeks: 'computed' });
+    const fresh = await openStore('data/sample', { now: T, greeks: 'computed' });
+    try {
+      await chains(rerun); // prices every snapshot and keeps it
+      const again = await chains(rerun); // the answers are assembled anew, from the kept snapshots
+      expect(again).toEqual(await chains(fresh));
+    } finally {
+      rerun.close();
+      fresh.close();
+    }
+  });
+
+  it('takes kept figures only for the same members at the same quotes', async () => {
+    const { reader } = storeInternals(computed);
+    const asOf = currentAsOf('live', Date.parse(T) / 1000);
+    const rows = await scopeRows(reader.sql, asOf, { underlying: 'SPY', expiration: '2020-04-17' });
+    const group = toRecords(rows, asOf);
+    const cache = new StoreCache(() => 'one version');
+    let kept = 0;
+    const priced = {
+      computed: (key: string) => cache.computed(key),
+      keepComputed: (key: string, value: unknown, bytes: number) => {
+        kept++;
+        cache.keepComputed(key, value, bytes);
+      },
+    };
+    const first = withComputedGreeks(group, priced);
+    const snapshots = kept;
+    expect(snapshots).toBeGreaterThan(0);
+    // The same snapshots again: every one found, nothing priced or kept anew, the same figures.
+    expect(withComputedGreeks(group, priced)).toEqual(first);
+    expect(kept).toBe(snapshots);
+    // One call's bid moved (the parity forward with it): priced again, as without any kept figures.
+    const at = group.findIndex((r) => r.side === 'call' && r.bid !== null && r.bid > 1);
+    const moved = group.map((r, i) => (i === at ? { ...r, bid: r.bid! - 0.5 } : r));
+    const repriced = withComputedGreeks(moved, priced);
+    expect(repriced).toEqual(withComputedGreeks(moved));
+    expect(repriced).not.toEqual(first);
+    expect(kept).toBeGreaterThan(snapshots);
   });
 });

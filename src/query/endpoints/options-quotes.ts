@@ -113,7 +113,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
   }
   // A lone contract has no parity pair: its computed Greeks are priced on the spot carried (see
   // computed-greeks.ts); the chain's, priced with its expiration's forward, may differ slightly.
-  if (ctx.greeks === 'computed') records = withComputedGreeks(records);
+  if (ctx.greeks === 'computed') records = withComputedGreeks(records, ctx.cache);
   records.sort((a, b) => a.updated - b.updated || compareRecords(a, b));
   return {
     kind: 'ok',

@@ -16,10 +16,34 @@ export type { GreeksSource };
 export type ComputedRecord = OptionRecord & { readonly ivBid: number | null; readonly ivAsk: number | null };
 
 /**
- * The records with IV and Greeks computed from their quotes, in the same order. Records of one root
- * quoted at one instant on one underlying price are one snapshot, priced together.
+ * Where snapshots already priced are kept for the next time the same snapshot is priced (a store's
+ * cache, `StoreCache.computed`): a sweep's runs and a notebook's reruns ask the same chains again.
  */
-export function withComputedGreeks(records: readonly OptionRecord[]): ComputedRecord[] {
+export type PricedSnapshots = {
+  computed(key: string): unknown;
+  keepComputed(key: string, value: unknown, bytes: number): void;
+};
+
+/** A snapshot priced: its members' symbols and quotes, which alone decide the figures, and the figures. */
+type Priced = {
+  readonly symbols: readonly string[];
+  readonly bid: readonly (number | null)[];
+  readonly ask: readonly (number | null)[];
+  readonly columns: Columns;
+};
+
+/** About what one member of a kept snapshot costs: seven figures, its quotes, the array slots. */
+const PRICED_MEMBER_BYTES = 160;
+
+/**
+ * The records with IV and Greeks computed from their quotes, in the same order. Records of one root
+ * quoted at one instant on one underlying price are one snapshot, priced together; with `priced`, a
+ * snapshot priced before with the same members and quotes takes the figures it got then.
+ */
+export function withComputedGreeks(
+  records: readonly OptionRecord[],
+  priced?: PricedSnapshots,
+): ComputedRecord[] {
   const snapshots = new Map<string, number[]>();
   records.forEach((record, index) => {
     const key = `${record.group}|${record.quoteTime}|${record.underlyingPrice}`;
@@ -36,24 +60,54 @@ export function withComputedGreeks(records: readonly OptionRecord[]): ComputedRe
       continue;
     }
     const rows = members.map((i) => records[i]!);
-    const greeks = computeSnapshotGreeks({
-      spot,
-      style: exerciseStyleOf(first.group.slice(0, first.group.indexOf(':'))),
-      quoteTime: first.quoteTime,
-      contracts: {
-        strike: rows.map((r) => r.strike),
-        side: rows.map((r) => r.side),
-        years: rows.map((r) => yearsBetween(r.quoteTime, r.expiration)),
+    // The snapshot's instant, spot and group, with its size and first member: the members and quotes are
+    // compared on a hit (a lone contract's snapshot may share the rest with a chain's).
+    const key = `greeks|${first.group}|${first.quoteTime}|${spot}|${rows.length}|${first.optionSymbol}`;
+    const kept = priced?.computed(key) as Priced | undefined;
+    const greeks =
+      kept !== undefined && samePricing(kept, rows) ? kept.columns : priceSnapshot(first, spot, rows);
+    if (priced !== undefined && greeks !== kept?.columns) {
+      const value: Priced = {
+        symbols: rows.map((r) => r.optionSymbol),
         bid: rows.map((r) => r.bid),
         ask: rows.map((r) => r.ask),
-        expirationKey: rows.map((r) => r.expiration),
-      },
-    });
+        columns: greeks,
+      };
+      priced.keepComputed(key, value, 256 + rows.length * PRICED_MEMBER_BYTES);
+    }
     members.forEach((i, k) => {
       out[i] = computed(records[i]!, greeks, k);
     });
   }
   return out;
+}
+
+/** Whether a kept snapshot was priced on these members with these quotes (the figures depend on no more). */
+function samePricing(kept: Priced, rows: readonly OptionRecord[]): boolean {
+  if (kept.symbols.length !== rows.length) return false;
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
+    if (kept.symbols[k] !== row.optionSymbol || kept.bid[k] !== row.bid || kept.ask[k] !== row.ask)
+      return false;
+  }
+  return true;
+}
+
+/** One snapshot's members priced together (their expiration's forward from parity). */
+function priceSnapshot(first: OptionRecord, spot: number, rows: readonly OptionRecord[]): Columns {
+  return computeSnapshotGreeks({
+    spot,
+    style: exerciseStyleOf(first.group.slice(0, first.group.indexOf(':'))),
+    quoteTime: first.quoteTime,
+    contracts: {
+      strike: rows.map((r) => r.strike),
+      side: rows.map((r) => r.side),
+      years: rows.map((r) => yearsBetween(r.quoteTime, r.expiration)),
+      bid: rows.map((r) => r.bid),
+      ask: rows.map((r) => r.ask),
+      expirationKey: rows.map((r) => r.expiration),
+    },
+  });
 }
 
 type Columns = {

@@ -8,7 +8,7 @@ import type { SqlSession } from '../../store/sql.js';
 import { JsonColumn } from '../json-columns.js';
 import type { Field } from '../types.js';
 import { optionFields } from './columns.js';
-import { type GreeksSource, withComputedGreeks } from './computed-greeks.js';
+import { type GreeksSource, type PricedSnapshots, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
 import { readAheadRows, sessionPairRows, wholeHistoryRows } from './read-ahead.js';
 import { compareRecords, type OptionRecord, recordMaker } from './records.js';
@@ -77,7 +77,8 @@ export function scopeAnswer(
           ? await sessionBlockRows(sql, cache, asOf, scope)
           : await sessionPairRows(sql, cache, asOf, scope)) ??
       rowSource(await scopeRows(sql, asOf, scope));
-    return assemble(asOf, source, greeks);
+    // Snapshots priced before (a sweep's earlier run, a rerun) keep their figures in the store's cache.
+    return assemble(asOf, source, greeks, cache);
   });
 }
 
@@ -162,7 +163,12 @@ export async function scopeRows(sql: SqlSession, asOf: AsOf, scope: Scope): Prom
 }
 
 /** The scope's answer assembled from its rows: grouped by expiration, records made per group on demand. */
-export function assemble(asOf: AsOf, source: RowSource, greeks: GreeksSource = 'vendor'): ScopeAnswer {
+export function assemble(
+  asOf: AsOf,
+  source: RowSource,
+  greeks: GreeksSource = 'vendor',
+  priced?: PricedSnapshots,
+): ScopeAnswer {
   const make = recordMaker(asOf);
   const byKey = new Map<string, GroupEntry>();
   let entry: GroupEntry | undefined;
@@ -204,7 +210,7 @@ export function assemble(asOf: AsOf, source: RowSource, greeks: GreeksSource = '
       const from = rowsOf!;
       const group = e.rows.map((index) => make(from.row(index)));
       // A group is one expiration of one root: computed Greeks price it together (its parity forward).
-      e.records = (greeks === 'computed' ? withComputedGreeks(group) : group).sort(compareRecords);
+      e.records = (greeks === 'computed' ? withComputedGreeks(group, priced) : group).sort(compareRecords);
       e.rows.length = 0;
       if (++made === entries.length) rowsOf = undefined;
     }
