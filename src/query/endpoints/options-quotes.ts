@@ -76,9 +76,9 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
   if (params.from !== undefined && params.countback !== undefined) {
     throw badCombination('countback cannot be combined with from.');
   }
-  // Inside a session loop over the underlying's chain, the contract's rows are already in memory (the
-  // block lists the contract only if the store does, so no lookup of it is needed either). The block is
-  // the chain of the underlying the store files the root under (AAPL1's is AAPL's).
+  // Inside a session loop over the underlying's chain, the contract's rows are already in memory, in the
+  // block of the underlying the store files it under (AAPL1's is AAPL's). Without a row there, the
+  // contract is looked up: unlisted is not found, listed is no data (with the nearest sessions).
   const owner = await underlyingOfContract(ctx.sql, ctx.cache, optionSymbol, root);
   const held =
     ranged || owner === undefined
@@ -86,7 +86,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
       : await readAheadRows(ctx.sql, ctx.cache, ctx.asOf, { optionSymbol, underlying: owner });
   let underlying: string;
   let records: OptionRecord[];
-  if (held !== undefined && owner !== undefined) {
+  if (held !== undefined && held.length > 0 && owner !== undefined) {
     underlying = owner;
     records = toRecords(
       Array.from({ length: held.length }, (_, i) => held.row(i)),
