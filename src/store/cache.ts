@@ -1,8 +1,9 @@
 /**
  * The one cache of an opened store: derived answers (a scope's rows at an as-of, read-ahead blocks of a
- * session loop) and sessions' rows, all keyed by the data version they were computed from (the
- * service's response cache is its own, `service/response-cache.ts`). When the store moves to a newer
- * version every entry is dropped, so `refresh()` can never serve a stale answer.
+ * session loop), sessions' rows and values computed from them (snapshots' computed Greeks), all keyed by
+ * the data version they were computed from (the service's response cache is its own,
+ * `service/response-cache.ts`). When the store moves to a newer version every entry is dropped, so
+ * `refresh()` can never serve a stale answer.
  */
 
 /** How many derived values the cache keeps (least recently used first out). */
