@@ -1,7 +1,8 @@
 /**
  * An option quote asked session after session (as a backtest marks what it holds) is answered from the
  * loop's blocks: every answer must be the one a freshly opened store gives, a contract the store does
- * not list included (404, not found), and one past its expiration (no data, with the nearest sessions).
+ * not list included (404, not found), one past its expiration (no data, with the nearest sessions), and
+ * Greeks computed from snapshots the loop's store priced before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/library/store.js';
@@ -45,6 +46,34 @@ describe('option quotes in a session loop', () => {
     }
     // The loop did answer from its blocks: the listed contract's answers carry its quotes.
     expect(await answers(looping, SYMBOLS[0]!, SESSIONS.at(-1)!)).toMatch(/^200 /);
+  });
+
+  it('answer with computed Greeks as a fresh store does, kept snapshots and all', async () => {
+    // A loop's store prices each snapshot once and keeps it: a contract not quoted again carries the
+    // same snapshot into the next session, whose figures then come from the cache.
+    const at = (session: string) => `${session}T15:50:00-05:00`;
+    const paths = ['/v1/options/chain/SPY/?dte=30&side=put', `/v1/options/quotes/${SYMBOLS[0]}/`];
+    const answer = async (store: Store, path: string, session: string) => {
+      const response = await store.request(path, { now: at(session) });
+      return `${response.status} ${response.body}`;
+    };
+    const current = await openStore('data/sample', { greeks: 'computed' });
+    try {
+      for (const session of SESSIONS.slice(0, 5)) {
+        for (const path of paths) {
+          const fresh = await openStore('data/sample', { greeks: 'computed' });
+          try {
+            expect(await answer(current, path, session), `${path} at ${at(session)}`).toBe(
+              await answer(fresh, path, session),
+            );
+          } finally {
+            fresh.close();
+          }
+        }
+      }
+    } finally {
+      current.close();
+    }
   });
 
   it('answer each instant of a session loop as a fresh store does', async () => {
