@@ -113,6 +113,11 @@ class SizedLru {
 export type StoreCacheOptions = {
   /** The bytes the session cache may hold (default {@link DEFAULT_SESSION_CACHE_BYTES}). */
   readonly sessionCacheBytes?: number;
+  /**
+   * The rows a session of a chain holds from which a session loop that asks one date at a time reads
+   * blocks of its dates (default: the option core's `WINDOW_SESSION_ROWS`; tests of small stores set 0).
+   */
+  readonly loopWindowRows?: number;
 };
 
 /** The cache of one opened store, valid for one data version at a time. */
@@ -122,6 +127,8 @@ export class StoreCache {
   private readonly states = new Lru<unknown>(STATE_CAPACITY);
   private readonly sessions: SizedLru;
   private readonly computedValues = new SizedLru(COMPUTED_BYTES);
+  /** See {@link StoreCacheOptions.loopWindowRows}. */
+  readonly loopWindowRows: number | undefined;
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(
@@ -130,6 +137,7 @@ export class StoreCache {
   ) {
     this.version = dataVersion();
     this.sessions = new SizedLru(options.sessionCacheBytes ?? DEFAULT_SESSION_CACHE_BYTES);
+    this.loopWindowRows = options.loopWindowRows;
   }
 
   /** The bytes the session cache holds now. */
@@ -218,6 +226,12 @@ export class StoreCache {
       this.states.set(key, value);
     }
     return value;
+  }
+
+  /** The state kept under `key` for the current data version, if any, without making one. */
+  heldState<T>(key: string): T | undefined {
+    this.sync();
+    return this.states.get(key) as T | undefined;
   }
 
   private sync(): void {

@@ -26,6 +26,7 @@ export const SLOWEST_FIRST: readonly string[] = [
   'test/backtest/load-strategy.test.ts',
   'test/ingest/hod.test.ts',
   'test/query/options/read-ahead-carry.test.ts',
+  'test/query/options/read-ahead-window.test.ts',
   'test/api-face.test.ts',
   'test/http/limits.test.ts',
   'test/http/fuzz.test.ts',

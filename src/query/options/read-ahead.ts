@@ -12,6 +12,15 @@ import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import { quoteLiteral, type SqlSession } from '../../store/sql.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import {
+  contractSymbolsSql,
+  type ExpirationNeed,
+  type ExpirationWindow,
+  nextWindow,
+  WINDOW_AHEAD_SESSIONS,
+  WINDOW_SESSION_ROWS,
+  windowHolds,
+} from './expiration-window.js';
 import { KeyIndex } from './key-index.js';
 import { chainOf, type Scope } from './scope.js';
 import { type RowSource, rowSource, type SnapshotRow } from './snapshot-sql.js';
@@ -72,6 +81,8 @@ export type QuoteColumns = Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
 type Block = {
   readonly first: string;
   readonly last: string;
+  /** The expiration dates it holds (a one-date loop's, `expiration-window.ts`); undefined: every date. */
+  readonly window: ExpirationWindow | undefined;
   readonly contracts: readonly Contract[];
   readonly quotes: QuoteColumns;
   readonly sessions: ReadonlyMap<string, SessionRange>;
@@ -165,6 +176,13 @@ type LoopState = {
   block: Promise<Block> | undefined;
   /** Sessions the next block reads ahead: grows while the loop goes on, within the row budget. */
   ahead: number;
+  /**
+   * Whether a request has asked the whole chain since the loop's block was made: the next block then holds
+   * every date (a loop that asked it once, at its start, goes back to blocks of its dates).
+   */
+  wholeAsked: boolean;
+  /** The rows a session of the whole chain holds, as last counted (whether the loop reads some dates). */
+  chainRows: number;
 };
 
 /**
@@ -179,12 +197,18 @@ export async function readAheadRows(
 ): Promise<RowSource | undefined> {
   if ('optionSymbol' in scope) {
     // One contract in a loop (a backtest marking what it holds) rides on its underlying's chain block:
-    // the block answers every contract alive at the session, so the contract's rows cost a lookup.
-    const block = await loopBlock(sql, cache, asOf, { underlying: scope.underlying });
+    // the block answers every contract alive at the session (of its dates), so the contract's rows cost a
+    // lookup. A contract the underlying does not list asks for no date: no block holds a row of it.
+    const need = async () => {
+      const table = await contractTable(sql, cache, scope.underlying);
+      const at = indexOfContract(table, scope.optionSymbol);
+      return at === -1 ? '' : isoDateOfDay(table.expirationDay[at]!);
+    };
+    const block = await loopBlock(sql, cache, asOf, { underlying: scope.underlying }, need);
     if (block === undefined) return undefined;
     const id = contractIndex(block.contracts, scope.optionSymbol);
-    // The block holds every contract listed by its last session and not expired before its first: one
-    // it does not hold has no row at any as-of the block covers.
+    // The block holds every contract of its dates listed by its last session and not expired before its
+    // first: one it does not hold has no row at any as-of the block covers.
     if (id === -1) return rowSource([]);
     return asOf.kind === 'dated' ? datedRows(block, asOf.session, id) : currentRows(block, asOf, id);
   }
@@ -200,7 +224,7 @@ export async function readAheadRows(
     }
   }
   // One loop per chain, whichever of its expirations each request asks.
-  const block = await loopBlock(sql, cache, asOf, chainOf(scope));
+  const block = await loopBlock(sql, cache, asOf, chainOf(scope), scope.expiration);
   if (block !== undefined) {
     return asOf.kind === 'dated'
       ? datedRows(block, asOf.session, undefined, scope.expiration)
@@ -394,6 +418,8 @@ async function loopBlock(
   cache: StoreCache,
   asOf: AsOf,
   scope: Exclude<Scope, { optionSymbol: string }>,
+  /** The date the request asks (or how to find it: only a request of a loop looks it up). */
+  asked: ExpirationNeed | (() => Promise<ExpirationNeed>),
 ): Promise<Block | undefined> {
   const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
     lastSession: undefined,
@@ -401,6 +427,8 @@ async function loopBlock(
     forward: 0,
     block: undefined,
     ahead: FIRST_AHEAD_SESSIONS,
+    wholeAsked: false,
+    chainRows: 0,
   }));
   const session = asOfSession(asOf);
   const previous = state.lastSession;
@@ -418,24 +446,28 @@ async function loopBlock(
   }
   if (asOf.kind === 'current') state.lastCutoff = asOf.cutoffSeconds;
   let block = state.block === undefined ? undefined : await state.block;
-  if (block !== undefined && covers(block, asOf)) return block;
   const announced = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
+  const inAnnounced =
+    announced.from !== undefined &&
+    announced.to !== undefined &&
+    session >= announced.from &&
+    session <= announced.to;
+  if (block === undefined && !inAnnounced && state.forward < LOOP_STEPS) return undefined;
+  const need = typeof asked === 'function' ? await asked() : asked;
+  if (need === undefined) state.wholeAsked = true;
+  if (block !== undefined && covers(block, asOf) && windowHolds(block.window, need, session)) return block;
   /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
   let density: number;
   let span: { lookback: number; ahead: number };
   /** Rows one query of the block reads. */
   let sliceRows = SLICE_ROWS;
-  if (
-    announced.from !== undefined &&
-    announced.to !== undefined &&
-    session >= announced.from &&
-    session <= announced.to
-  ) {
+  if (inAnnounced) {
     // A loop announced by its caller (a backtest over a period): one scan reads the rest of the period
     // at once, as far as the announced budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
     density = rows;
-    const left = sessionCount(session, announced.to);
+    state.chainRows = rows;
+    const left = sessionCount(session, announced.to!);
     span = blockSpan(left, Math.floor(ANNOUNCED_ROW_BUDGET / Math.max(1, rows)));
     // In one query: slices cost a statement each and re-read the row groups they share, and an
     // announced block is read once.
@@ -448,17 +480,26 @@ async function loopBlock(
     // The first block: as many sessions as the first budget holds at this session's density.
     const rows = await sessionRows(sql, scope.underlying, session);
     density = rows;
+    state.chainRows = rows;
     span = blockSpan(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows)));
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.
     const rowsPerSession = Math.max(1, block.quotes.day.length / Math.max(1, block.sessions.size));
     density = rowsPerSession;
+    if (block.window === undefined) state.chainRows = rowsPerSession;
     span = blockSpan(
       Math.min(Math.max(1, state.ahead) * GROWTH, MAX_AHEAD_SESSIONS),
       Math.floor(ROW_BUDGET / rowsPerSession),
     );
   }
-  state.ahead = span.ahead;
+  // A whole chain's block if a request asked the whole chain since the last block, this one included
+  // (another request of the loop may have made a block, and cleared the flag, while this one read the
+  // session's density), or if the chain is sparse: its whole block reaches far in a few statements. A
+  // block of some dates reads a bounded span ahead, as its window grows with it.
+  const whole =
+    state.wholeAsked || need === undefined || state.chainRows < (cache.loopWindowRows ?? WINDOW_SESSION_ROWS);
+  state.wholeAsked = false;
+  state.ahead = whole ? span.ahead : Math.min(span.ahead, WINDOW_AHEAD_SESSIONS);
   let first = session;
   for (let i = 0; i < span.lookback; i++) first = previousSession(first);
   let last = session;
@@ -467,17 +508,35 @@ async function loopBlock(
     if (next === undefined) break; // the calendar's end
     last = next;
   }
-  const pending = loadBlock(sql, scope, first, last, loadContracts(sql, cache, scope, first, last), {
-    rowsPerSession: density,
-    sliceRows,
-    previous: block,
-  });
+  const window = whole ? undefined : nextWindow(block?.window, need as string, session, last);
+  const pending = loadBlock(
+    sql,
+    scope,
+    first,
+    last,
+    loadContracts(sql, cache, scope, first, last, window),
+    { rowsPerSession: density, sliceRows, previous: block },
+    window,
+  );
   state.block = pending;
   pending.catch(() => {
     if (state.block === pending) state.block = undefined;
   });
   block = await pending;
-  return covers(block, asOf) ? block : undefined;
+  return covers(block, asOf) && windowHolds(block.window, need, session) ? block : undefined;
+}
+
+/**
+ * The dates the loop block of a chain holds now: a window, undefined for every date, or null when the
+ * chain has no loop block (what a loop reads, for its tests and diagnostics).
+ */
+export async function loopBlockDates(
+  cache: StoreCache,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+): Promise<ExpirationWindow | undefined | null> {
+  const state = cache.heldState<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`);
+  const block = state?.block === undefined ? undefined : await state.block.catch(() => undefined);
+  return block === undefined ? null : block.window;
 }
 
 /**
@@ -737,18 +796,21 @@ async function loadContracts(
   scope: Exclude<Scope, { optionSymbol: string }>,
   first: string,
   last: string,
+  window?: ExpirationWindow,
 ): Promise<ScopeContracts> {
   const table = await contractTable(sql, cache, scope.underlying);
   const firstDay = dayNumberOfIso(first);
   const lastDay = dayNumberOfIso(last);
   const root = scope.root === undefined ? -1 : table.roots.indexOf(scope.root);
-  // A one-expiration block's contracts are that date's only.
-  const only = scope.expiration === undefined ? -1 : dayNumberOfIso(scope.expiration);
+  // A one-expiration block's contracts are that date's only; a windowed block's, its dates'.
+  const dates = scope.expiration === undefined ? window : { low: scope.expiration, high: scope.expiration };
+  const low = dates === undefined ? firstDay : Math.max(firstDay, dayNumberOfIso(dates.low));
+  const high = dates === undefined ? Number.POSITIVE_INFINITY : dayNumberOfIso(dates.high);
   const picked: number[] = [];
   for (let i = 0; i < table.symbols.length; i++) {
     if (scope.root !== undefined && table.root[i] !== root) continue;
-    if (only !== -1 && table.expirationDay[i] !== only) continue;
-    if (table.expirationDay[i]! >= firstDay && table.firstTradedDay[i]! <= lastDay) picked.push(i);
+    const expires = table.expirationDay[i]!;
+    if (expires >= low && expires <= high && table.firstTradedDay[i]! <= lastDay) picked.push(i);
   }
   const global = Int32Array.from(picked);
   const contracts = picked.map((i) => contractAt(table, i));
@@ -867,17 +929,6 @@ function withEmpty(
 }
 
 /**
- * For a one-expiration block, the condition keeping rows of `alias` whose symbols carry its date: per root
- * of its contracts, the range of symbols `ROOTyymmdd…` (a plain range a Parquet scan prunes with; a root
- * that is another's prefix and a digit may let a few other rows through, which the numbering drops).
- * Empty for a whole chain.
- */
-function expirationSymbolsSql(alias: string, expiration: string | undefined, known: ScopeContracts): string {
-  if (expiration === undefined) return '';
-  return symbolRangesSql(alias, expiration, [...new Set(known.contracts.map((contract) => contract.root))]);
-}
-
-/**
  * The condition keeping rows of `alias` whose symbols carry the date `expiration` under one of `roots`:
  * per root, the range of symbols `ROOTyymmdd…` (see `expirationSymbolsSql`); `AND false` without a root.
  */
@@ -921,11 +972,13 @@ async function loadBlock(
   last: string,
   contractsOf: ScopeContracts | Promise<ScopeContracts>,
   loop?: BlockReading,
+  window?: ExpirationWindow,
 ): Promise<Block> {
   // A whole chain's reads need nothing of its contracts but whether rows are named by their symbols'
   // hashes (they are unless two of the underlying's contracts share one): they start while the contracts
-  // are read and made. One expiration's reads bound its symbols by its contracts' roots: they wait.
-  const early = scope.expiration === undefined && contractsOf instanceof Promise;
+  // are read and made. Some dates' reads bound the symbols by their contracts': they wait.
+  const some = scope.expiration !== undefined || window !== undefined;
+  const early = !some && contractsOf instanceof Promise;
   if (early) contractsOf.catch(() => undefined); // failed below, when awaited
   const ready = early ? undefined : await contractsOf;
   // Before the contracts are read, rows are named by their hashes (any object says so).
@@ -942,7 +995,7 @@ async function loadBlock(
   const quoteParts: QuoteColumns[] = [];
   const interestParts: Record<(typeof INTEREST_NAMES)[number], Float64Array>[] = [];
   const symbols = (alias: string) =>
-    ready === undefined ? '' : expirationSymbolsSql(alias, scope.expiration, ready);
+    ready === undefined || !some ? '' : contractSymbolsSql(alias, ready.contracts);
   let numbering: ScopeContracts | undefined = ready;
   for (const [i, slice] of slices.entries()) {
     const quoteSource = await sql.from('option_quotes', underlying, slice);
@@ -972,7 +1025,7 @@ async function loadBlock(
     if (numbering.keys === undefined && keys !== undefined) {
       // Two of the underlying's contracts share a hash (never seen): read again, rows named by their symbols.
       await interestRead.catch(() => undefined);
-      return loadBlock(sql, scope, first, last, numbering, loop);
+      return loadBlock(sql, scope, first, last, numbering, loop, window);
     }
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
     quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), numbering, QUOTE_COLUMNS)));
@@ -1014,6 +1067,9 @@ async function loadBlock(
   return {
     first,
     last,
+    window:
+      window ??
+      (scope.expiration === undefined ? undefined : { low: scope.expiration, high: scope.expiration }),
     contracts,
     quotes,
     sessions,

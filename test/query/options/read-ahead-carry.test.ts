@@ -13,6 +13,7 @@ import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import {
   announceSessionLoop,
+  loopBlockDates,
   readAheadRows,
   sessionPairRows,
 } from '../../../src/query/options/read-ahead.js';
@@ -73,24 +74,50 @@ describe('a loop over contracts left unquoted for a long time', () => {
                            AND q.session_date >= DATE '2019-03-01')`,
     );
     expect(Number(stale)).toBeGreaterThan(0);
-    for (const announced of [false, true]) {
-      const cache = new StoreCache(() => reader.dataVersion);
+    // The farthest date of those contracts.
+    const far = await reader.sql.value<string>(
+      `SELECT strftime(max(c.expiration), '%Y-%m-%d')
+       FROM contracts c WHERE c.expiration > DATE '2019-05-31'
+         AND c.first_traded < DATE '2019-03-01'
+         AND NOT EXISTS (SELECT 1 FROM option_quotes q WHERE q.option_symbol = c.option_symbol
+                           AND q.session_date >= DATE '2019-03-01')`,
+    );
+    // The nearest date past the period, whose contracts the loop asks first.
+    const first = await reader.sql.value<string>(
+      `SELECT strftime(min(expiration), '%Y-%m-%d') FROM contracts WHERE expiration > DATE '2019-05-31'`,
+    );
+    expect(far > first).toBe(true);
+    for (const [announced, oneDate] of [
+      [false, false],
+      [true, false],
+      // A loop asking one date a time reads blocks of its dates: the nearest date past the period, then the
+      // stale contracts' farthest, which a block made for the first does not hold: the next block carries them.
+      [false, true],
+    ] as const) {
+      // The store's chain is sparse: a loop of one date reads blocks of its dates only when told to.
+      const cache = new StoreCache(() => reader.dataVersion, oneDate ? { loopWindowRows: 0 } : {});
       // From two weeks into the second period: the first block looks back to the first period's rows by a query,
       // the next ones take them from the block before.
       const sessions = sessionsBetween('2019-03-18', '2019-05-31');
       if (announced) announceSessionLoop(cache, sessions[0]!, sessions.at(-1)!);
       let fromBlock = 0;
-      for (const session of sessions) {
+      for (const [i, session] of sessions.entries()) {
         const asOf: AsOf = currentAsOf('live', etWallToSeconds(session, '16:30'));
-        const ahead = await readAheadRows(reader.sql, cache, asOf, scope);
+        const date = i < sessions.length / 2 ? first : far;
+        const asked = oneDate ? { ...scope, expiration: date } : scope;
+        const ahead = await readAheadRows(reader.sql, cache, asOf, asked);
         if (ahead === undefined) continue;
         fromBlock++;
-        expect(assemble(asOf, ahead).records, `${session} announced: ${announced}`).toEqual(
-          assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records,
-        );
+        const label = `${session} announced: ${announced} ${JSON.stringify(asked)}`;
+        const expected = assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, asked))).records;
+        expect(assemble(asOf, ahead).records, label).toEqual(expected);
       }
       // Only the requests before a loop is recognised are left to the query.
       expect(fromBlock).toBeGreaterThanOrEqual(sessions.length - (announced ? 0 : 2));
+      if (oneDate) {
+        const dates = await loopBlockDates(cache, scope);
+        expect(dates && dates.low <= far && far <= dates.high).toBe(true);
+      }
     }
   }, 240_000);
 });
