@@ -930,7 +930,10 @@ function withEmpty(
 
 /**
  * The condition keeping rows of `alias` whose symbols carry the date `expiration` under one of `roots`:
- * per root, the range of symbols `ROOTyymmdd…` (see `expirationSymbolsSql`); `AND false` without a root.
+ * per root, the range of symbols `ROOTyymmdd…`, a plain range a Parquet scan prunes with (a root that is
+ * another's prefix and a digit may let a few other rows through, which the numbering drops); `AND false`
+ * without a root. A session block's read of one date (a loop's blocks bound theirs by their contracts'
+ * symbols, `contractSymbolsSql`).
  */
 export function symbolRangesSql(alias: string, expiration: string, roots: readonly string[]): string {
   const date = expiration.slice(2).replaceAll('-', '');
