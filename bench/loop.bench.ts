@@ -2,7 +2,9 @@
  * Session loop: the backtest loop as users write it — every session of `data/sample`, the SPY chain with
  * `dte=30`, puts, asked through `store.at(<session> 15:45 ET)` — against the same loop through
  * `store.request` (URL in, JSON text out) in the same run, each on a freshly opened store. A second pair
- * of rows times the typed face against the endpoint function it calls, for a whole SPY chain.
+ * of rows times the typed face against the endpoint function it calls, for a whole SPY chain. On the chain
+ * bench's 26 M-row store (when built), the 2019 loop, and the same loop with blocks of the dates it asks
+ * against blocks of the whole chain, answer by answer.
  */
 import { join } from 'node:path';
 import { openStore, storeInternals } from '../src/library/store.js';
@@ -62,6 +64,69 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
       note: 'the whole process, after the sample loops',
     }),
   ];
+}
+
+/**
+ * The same 2019 loop through the chain endpoint on the 26 M-row store, with the loop's blocks holding the
+ * dates it asks (the default for a chain this dense) and holding the whole chain, on caches of their own:
+ * per session each way, and how many sessions' answers differ. No rows when the store is not built.
+ */
+async function windowedVsWhole(repoRoot: string, log: (line: string) => void): Promise<BenchRow[]> {
+  const dir = join(repoRoot, ...BIG_STORE);
+  if ((await readManifest(dir).catch(() => undefined)) === undefined) return [];
+  const sessions = sessionsBetween('2019-01-02', '2019-12-31');
+  log(`the 2019 loop with blocks of its dates and of the whole chain, ${sessions.length} sessions each`);
+  const store = await openStore(dir);
+  try {
+    const loop = async (loopWindowRows: number | undefined) => {
+      const cache = new StoreCache(
+        () => store.dataVersion,
+        loopWindowRows === undefined ? {} : { loopWindowRows },
+      );
+      const answers: string[] = [];
+      const started = performance.now();
+      for (const session of sessions) {
+        const T = etWallToSeconds(session, '15:45');
+        const answer = await chain.run({
+          sql: storeInternals(store).reader.sql,
+          cache,
+          nowSeconds: T,
+          path: { underlying: 'SPY' },
+          query: { dte: '30', side: 'put' },
+          asOf: currentAsOf('live', T),
+          mode: 'live',
+          greeks: 'vendor',
+        });
+        answers.push(JSON.stringify(answer.kind === 'ok' ? answer.fields : answer));
+      }
+      return { ms: (performance.now() - started) / sessions.length, answers };
+    };
+    // Whole first: it also warms the operating system's cache of the files for the second.
+    const whole = await loop(Number.POSITIVE_INFINITY);
+    const windowed = await loop(undefined);
+    const wholeAgain = await loop(Number.POSITIVE_INFINITY);
+    const differing = windowed.answers.filter((answer, i) => answer !== whole.answers[i]).length;
+    const load = loadAverage();
+    return [
+      ratioRow({
+        name: 'loop: blocks of the dates asked vs of the whole chain, 26 M-row store',
+        ours: windowed.ms,
+        baseline: Math.min(whole.ms, wholeAgain.ms),
+        unit: 'ms',
+        target: '≤ 1× baseline time',
+        note: `chain endpoint, SPY dte=30 puts at 15:45, ${sessions.length} sessions of 2019, per session; whole-chain blocks ${whole.ms.toFixed(1)} then ${wholeAgain.ms.toFixed(1)} ms; load ${load}`,
+      }),
+      ratioRow({
+        name: 'loop: sessions answered differently, dates vs whole chain',
+        ours: differing,
+        unit: 'sessions',
+        target: '≤ 0 sessions',
+        note: `of ${sessions.length}`,
+      }),
+    ];
+  } finally {
+    store.close();
+  }
 }
 
 const FIRST = '2019-01-02';
@@ -161,6 +226,7 @@ export default defineBenchmark({
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
     const big = await bigStoreLoop(ctx.repoRoot, ctx.log);
+    const dates = await windowedVsWhole(ctx.repoRoot, ctx.log);
     const endpointMs = median(endpointRuns) / instants.length;
     const typedChainMs = median(typedRuns) / instants.length;
     return [
@@ -196,6 +262,7 @@ export default defineBenchmark({
         note: `per instant, median of 3 runs over ${instants.length} instants`,
       }),
       ...big,
+      ...dates,
     ];
   },
 });
