@@ -53,11 +53,10 @@ describe('a loop over one date of a chain at a time', () => {
       ...sessionsBetween('2020-07-01', '2020-08-31'),
     ].filter((_, i) => i % 2 === 0);
     const wholeAt = sessions[30]!;
-    let held: { optionSymbol: string; until: string } | undefined;
+    let held: { optionSymbol: string; expiration: string; until: string } | undefined;
     let fromBlock = 0;
     const windows: string[] = [];
     for (const session of sessions) {
-      const asOf = currentAsOf('live', etWallToSeconds(session, '15:45'));
       const expiration = picked(session);
       const asks: { label: string; scope: Parameters<typeof readAheadRows>[3] }[] = [
         { label: `dte ${expiration}`, scope: { ...scope, expiration } },
@@ -67,32 +66,47 @@ describe('a loop over one date of a chain at a time', () => {
       if (held !== undefined) {
         asks.push({ label: held.optionSymbol, scope: { ...scope, optionSymbol: held.optionSymbol } });
       }
-      // Once, the whole chain: its block holds every date, and the loop goes back to its dates after.
-      if (session === wholeAt) asks.push({ label: 'whole chain', scope });
-      for (const { label, scope: asked } of asks) {
-        const ahead = await readAheadRows(reader.sql, cache, asOf, asked);
-        if (ahead === undefined) continue;
-        fromBlock++;
-        const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, asked)));
-        expect(recordsOf(asOf, ahead), `${session} ${label}`).toEqual(expected);
-        if (label.startsWith('dte') && held === undefined && expected.length > 0) {
-          held = {
-            optionSymbol: expected[Math.floor(expected.length / 2)]!.optionSymbol,
-            until: sessions[sessions.indexOf(session) + 20] ?? session,
-          };
+
+      // At an instant of the session, and dated (what a mirror asks a server, session after session).
+      const asOfs: AsOf[] = [
+        currentAsOf('live', etWallToSeconds(session, '15:45')),
+        { kind: 'dated', session },
+      ];
+      for (const asOf of asOfs) {
+        // Once, the whole chain: its block holds every date, and once a block has passed without a
+        // request of the whole chain, the loop goes back to blocks of its dates.
+        const all =
+          session === wholeAt && asOf.kind === 'current' ? [...asks, { label: 'whole chain', scope }] : asks;
+        for (const { label, scope: asked } of all) {
+          const ahead = await readAheadRows(reader.sql, cache, asOf, asked);
+          if (ahead === undefined) continue;
+          fromBlock++;
+          const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, asked)));
+          expect(recordsOf(asOf, ahead), `${session} ${asOf.kind} ${label}`).toEqual(expected);
+          if (label.startsWith('dte') && held === undefined && expected.length > 0) {
+            const record = expected[Math.floor(expected.length / 2)]!;
+            held = {
+              optionSymbol: record.optionSymbol,
+              expiration: String(record.expirationDate),
+              until: sessions[sessions.indexOf(session) + 20] ?? session,
+            };
+          }
         }
       }
       const dates = await loopBlockDates(cache, scope);
       windows.push(dates === null ? 'none' : dates === undefined ? 'whole' : `${dates.low}…${dates.high}`);
       if (dates) {
-        // The block holds the date asked, and the held contract's.
-        expect(dates.low <= expiration && expiration <= dates.high, `${session} ${windows.at(-1)}`).toBe(
-          true,
-        );
+        // The block holds the date asked, and the held contract's while it is alive.
+        for (const date of [
+          expiration,
+          ...(held !== undefined && held.expiration >= session ? [held.expiration] : []),
+        ]) {
+          expect(dates.low <= date && date <= dates.high, `${session} ${date} ${windows.at(-1)}`).toBe(true);
+        }
       }
     }
     // Nearly every request after the first two came from a block.
-    expect(fromBlock).toBeGreaterThan(sessions.length + 10);
+    expect(fromBlock).toBeGreaterThan(2 * sessions.length + 10);
     // Blocks of some dates before the whole chain, its block, and some dates again once a block past it is read.
     const at = sessions.indexOf(wholeAt);
     expect(windows.slice(2, at).every((w) => w.includes('…'))).toBe(true);
