@@ -79,9 +79,10 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
   // Inside a session loop over the underlying's chain, the contract's rows are already in memory, in the
   // block of the underlying the store files it under (AAPL1's is AAPL's). Without a row there, the
   // contract is looked up: unlisted is not found, listed is no data (with the nearest sessions).
-  const owner = await underlyingOfContract(ctx.sql, ctx.cache, optionSymbol, root);
+  // A range of sessions is always queried: it needs no owner.
+  const owner = ranged ? undefined : await underlyingOfContract(ctx.sql, ctx.cache, optionSymbol, root);
   const held =
-    ranged || owner === undefined
+    owner === undefined
       ? undefined
       : await readAheadRows(ctx.sql, ctx.cache, ctx.asOf, { optionSymbol, underlying: owner });
   let underlying: string;

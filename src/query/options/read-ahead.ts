@@ -166,6 +166,10 @@ export const QUOTE_COLUMNS = [
   'vega',
 ] as const;
 
+/** The key of a chain's loop state in the store's cache: one loop per chain (an underlying, or a root of it). */
+const loopStateKey = (scope: Exclude<Scope, { optionSymbol: string }>) =>
+  `read-ahead|${scope.underlying}|${scope.root ?? ''}`;
+
 /** What the store's cache remembers of a scope between requests. */
 type LoopState = {
   lastSession: string | undefined;
@@ -421,7 +425,7 @@ async function loopBlock(
   /** The date the request asks (or how to find it: only a request of a loop looks it up). */
   asked: ExpirationNeed | (() => Promise<ExpirationNeed>),
 ): Promise<Block | undefined> {
-  const state = cache.state<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`, () => ({
+  const state = cache.state<LoopState>(loopStateKey(scope), () => ({
     lastSession: undefined,
     lastCutoff: undefined,
     forward: 0,
@@ -534,7 +538,7 @@ export async function loopBlockDates(
   cache: StoreCache,
   scope: Exclude<Scope, { optionSymbol: string }>,
 ): Promise<ExpirationWindow | undefined | null> {
-  const state = cache.heldState<LoopState>(`read-ahead|${scope.underlying}|${scope.root ?? ''}`);
+  const state = cache.heldState<LoopState>(loopStateKey(scope));
   const block = state?.block === undefined ? undefined : await state.block.catch(() => undefined);
   return block === undefined ? null : block.window;
 }
