@@ -9,14 +9,14 @@ import { type Clock, fixedClock, systemClock } from '../market-time/index.js';
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
 import { ENDPOINTS } from '../query/endpoints/index.js';
-import { underlyingOfContract } from '../query/options/contract-underlying.js';
 import {
-  announceSessionLoop,
   type ContractTable,
   contractAt,
   contractTable,
   indexOfContract,
-} from '../query/options/read-ahead.js';
+} from '../query/options/contract-table.js';
+import { underlyingOfContract } from '../query/options/contract-underlying.js';
+import { announceSessionLoop } from '../query/options/read-ahead.js';
 import type { GreeksSource } from '../query/types.js';
 import {
   Api,

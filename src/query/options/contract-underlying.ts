@@ -6,7 +6,7 @@
 import { underlyingOfRoot } from '../../market-time/index.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
-import { heldContractTable, indexOfContract } from './read-ahead.js';
+import { heldContractTable, indexOfContract } from './contract-table.js';
 
 /**
  * The underlying the store files a contract of `root` under; undefined when it lists no contract of the

@@ -6,8 +6,8 @@
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
+import { CONTRACT_FLAGS, type ContractTable, contractTable } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
-import { CONTRACT_FLAGS, type ContractTable, contractTable } from './read-ahead.js';
 import type { Scope } from './scope.js';
 import type { GroupColumns } from './snapshot-sql.js';
 

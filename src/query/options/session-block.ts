@@ -11,19 +11,12 @@ import { previousSession } from '../../market-time/index.js';
 import type { AsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
+import { QUOTE_COLUMNS } from './block-columns.js';
+import { nullable } from './block-rows.js';
+import { asDouble, contractKeySql, symbolRangesSql } from './block-sql.js';
+import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
-import {
-  asDouble,
-  CONTRACT_FLAGS,
-  type ContractTable,
-  contractKeySql,
-  contractTable,
-  indexOfContract,
-  nullable,
-  QUOTE_COLUMNS,
-  symbolRangesSql,
-} from './read-ahead.js';
 import type { Scope } from './scope.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
 

@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   inSessionOrder,
-  inSymbolOrder,
   interestColumns,
-  numbered,
   QUOTE_COLUMNS,
   type QuoteColumns,
-  unquotedSince,
-} from '../../../src/query/options/read-ahead.js';
+} from '../../../src/query/options/block-columns.js';
+import { numbered } from '../../../src/query/options/block-contracts.js';
+import { inSymbolOrder } from '../../../src/query/options/contract-table.js';
+import { unquotedSince } from '../../../src/query/options/read-ahead.js';
 
 const NAMES = QUOTE_COLUMNS;
 

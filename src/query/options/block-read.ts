@@ -1,0 +1,438 @@
+/**
+ * Reading a block: a scope's snapshots and open interest of a range of sessions, in slices, numbered to
+ * the block's contracts, put in order and indexed, with each contract's latest rows from before the block
+ * carried in (`carriedRows`) so that a current as-of can be answered from the block alone.
+ */
+import { previousSession } from '../../market-time/index.js';
+import type { SqlSession } from '../../store/sql.js';
+import {
+  concatenated,
+  countingOrder,
+  INTEREST_NAMES,
+  type InterestColumns,
+  inSessionOrder,
+  interestColumns,
+  QUOTE_COLUMNS,
+  type QuoteColumns,
+  type SessionRange,
+  sessionRanges,
+} from './block-columns.js';
+import { contractIndex, numbered, type ScopeContracts } from './block-contracts.js';
+import { interestColumnsSql, quoteColumnsSql, withEmpty } from './block-sql.js';
+import type { Contract } from './contract-table.js';
+import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
+import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
+import type { Scope } from './scope.js';
+
+/**
+ * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
+ * session, contract and quote time (strings are what make reading rows slow), open interest per contract.
+ */
+export type Block = {
+  readonly first: string;
+  readonly last: string;
+  /** The expiration dates it holds (a one-date loop's, `expiration-window.ts`); undefined: every date. */
+  readonly window: ExpirationWindow | undefined;
+  readonly contracts: readonly Contract[];
+  readonly quotes: QuoteColumns;
+  readonly sessions: ReadonlyMap<string, SessionRange>;
+  /** Per contract index, its rows (in session, then quote time order): `byContract[offsets[id]…offsets[id+1])`. */
+  readonly offsets: Int32Array;
+  readonly byContract: Int32Array;
+  /** Contract indices in expiration order, and their expirations: the contracts alive at a session are a suffix. */
+  readonly byExpiration: Int32Array;
+  readonly expirations: readonly string[];
+  /** Per contract index: its first traded session as a day number. */
+  readonly firstTradedDay: Float64Array;
+  /** Per contract index: its open interest rows in settled-session order. */
+  readonly interest: InterestColumns;
+  /**
+   * Per contract index, 1 when the block holds its latest snapshot (open interest) from before the block
+   * too, found by looking back to its first traded session: then it has no older one than the block holds.
+   */
+  readonly carriedQuotes: Uint8Array | undefined;
+  readonly carriedInterest: Uint8Array | undefined;
+  /** About how many bytes the block holds (what the session cache counts). */
+  readonly bytes: number;
+};
+
+/** How a loop's block is read (a block of a random request has none of it). */
+export type BlockReading = {
+  /** The scope's rows a session, about: the sessions one query reads. */
+  readonly rowsPerSession: number;
+  /** Rows one query reads. */
+  readonly sliceRows: number;
+  /** The loop's block before this one, whose rows may carry contracts into it (`carriedRows`). */
+  readonly previous?: Block | undefined;
+  /**
+   * The most rows (at `rowsPerSession`) that the search for contracts not quoted on the block's first
+   * session may scan; a longer search is not made, and the answers that would need it go to the query.
+   * Unbounded when absent.
+   */
+  readonly carryRows?: number;
+};
+
+/**
+ * Rows a growing loop's block reads in one query: its blocks are read while the loop waits, and a block
+ * of a year read at once peaked at twice the memory.
+ */
+export const SLICE_ROWS = 50_000;
+
+/**
+ * Reads the scope's snapshots of the sessions `first`…`last` (and the open interest settled from the
+ * session before `first`). The rows are read in the files' own order (session, symbol, quote time) with
+ * their symbols, which the scope's contract index numbers: no join, no sort beyond the files' own.
+ */
+export async function loadBlock(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  last: string,
+  contractsOf: ScopeContracts | Promise<ScopeContracts>,
+  loop?: BlockReading,
+  window?: ExpirationWindow,
+): Promise<Block> {
+  // A whole chain's reads need nothing of its contracts but whether rows are named by their symbols'
+  // hashes (they are unless two of the underlying's contracts share one): they start while the contracts
+  // are read and made. Some dates' reads bound the symbols by their contracts': they wait.
+  const some = scope.expiration !== undefined || window !== undefined;
+  const early = !some && contractsOf instanceof Promise;
+  if (early) contractsOf.catch(() => undefined); // failed below, when awaited
+  const ready = early ? undefined : await contractsOf;
+  // Before the contracts are read, rows are named by their hashes (any object says so).
+  const keys = ready === undefined ? {} : ready.keys;
+  const rowsPerSession = loop?.rowsPerSession;
+  const underlying = { underlying: scope.underlying };
+  const slices = sessionSlices(first, last, rowsPerSession, loop?.sliceRows);
+  // Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks).
+  const empty = new Set(
+    [...sql.emptyColumns('option_quotes', underlying, { first, last })].filter(
+      (column) => column !== 'session_date' && column !== 'quote_time',
+    ),
+  );
+  const quoteParts: QuoteColumns[] = [];
+  const interestParts: Record<(typeof INTEREST_NAMES)[number], Float64Array>[] = [];
+  const symbols = (alias: string) =>
+    ready === undefined || !some ? '' : contractSymbolsSql(alias, ready.contracts);
+  let numbering: ScopeContracts | undefined = ready;
+  for (const [i, slice] of slices.entries()) {
+    const quoteSource = await sql.from('option_quotes', underlying, slice);
+    // Open interest settled from the session before the block's first.
+    const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
+    const interestSource = await sql.from('open_interest', underlying, oiSlice);
+    const quoteRead = sql.typedColumns(
+      `SELECT ${quoteColumnsSql(keys, empty)}
+       FROM ${quoteSource} q
+       WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+         ${symbols('q')}`,
+      { underlying: scope.underlying, ...slice },
+    );
+    // Asked at once: DuckDB scans the open interest while the quotes are handed over and numbered here.
+    const interestRead = sql.typedColumns(
+      `SELECT ${interestColumnsSql(keys)}
+       FROM ${interestSource} o
+       WHERE o.underlying = $underlying
+         AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
+         ${symbols('o')}`,
+      { underlying: scope.underlying, ...oiSlice },
+    );
+    // The second read's failure is the first's to report when both fail, and never unhandled.
+    interestRead.catch(() => undefined);
+    const read = await quoteRead;
+    numbering ??= await contractsOf;
+    if (numbering.keys === undefined && keys !== undefined) {
+      // Two of the underlying's contracts share a hash (never seen): read again, rows named by their symbols.
+      await interestRead.catch(() => undefined);
+      return loadBlock(sql, scope, first, last, numbering, loop, window);
+    }
+    // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
+    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), numbering, QUOTE_COLUMNS)));
+    interestParts.push(numbered((await interestRead).columns, numbering, INTEREST_NAMES));
+  }
+  const known = numbering ?? (await contractsOf);
+  const { contracts, byExpiration, expirations } = known;
+  // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
+  // settled) on its first session, the contract's latest row before it: a current as-of answers with a
+  // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
+  // The carried rows come first, and the block's columns are put together once (a copy of a 300,000-row
+  // block is some 40 MB).
+  let carried: Carried | undefined;
+  if (rowsPerSession !== undefined) {
+    const carrySessions =
+      loop?.carryRows === undefined ? undefined : Math.floor(loop.carryRows / Math.max(1, rowsPerSession));
+    const read = await carriedRows(
+      sql,
+      scope,
+      first,
+      known,
+      quoteParts[0],
+      interestParts,
+      loop?.previous,
+      carrySessions,
+    );
+    if (read !== undefined) {
+      carried = read;
+      quoteParts.unshift(inSessionOrder(read.quotes));
+      interestParts.unshift(read.interest);
+    }
+  }
+  const quotes = concatenated(quoteParts, QUOTE_COLUMNS);
+  const interest = interestColumns(concatenated(interestParts, INTEREST_NAMES), contracts.length);
+  // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
+  const { offsets, order: byContract } = countingOrder(quotes.contract, 0, contracts.length);
+  const sessions = sessionRanges(quotes.day);
+  const rows = quotes.day.length;
+  return {
+    first,
+    last,
+    window:
+      window ??
+      (scope.expiration === undefined ? undefined : { low: scope.expiration, high: scope.expiration }),
+    contracts,
+    quotes,
+    sessions,
+    offsets,
+    byContract,
+    byExpiration,
+    expirations,
+    firstTradedDay: known.firstTradedDay,
+    interest,
+    carriedQuotes: carried?.quoteSearched,
+    carriedInterest: carried?.interestSearched,
+    // The quote columns (an empty one shares its NaN column with the others), a row index a row, three
+    // numbers an open interest row, the per-contract offsets.
+    bytes:
+      distinctBytes(Object.values(quotes)) +
+      rows * 4 +
+      interest.settledDay.length * 24 +
+      interest.offsets.byteLength * 2 +
+      offsets.byteLength +
+      known.bytes,
+  };
+}
+
+/** The bytes of the buffers under `arrays`, each counted once however many views share it. */
+function distinctBytes(arrays: readonly Float64Array[]): number {
+  const buffers = new Set(arrays.map((array) => array.buffer));
+  let bytes = 0;
+  for (const buffer of buffers) bytes += buffer.byteLength;
+  return bytes;
+}
+
+/**
+ * The block's sessions `first`…`last` in consecutive slices of about `sliceRows` rows at
+ * `rowsPerSession`, each read by a query of its own (one slice when the density is not known).
+ */
+function sessionSlices(
+  first: string,
+  last: string,
+  rowsPerSession: number | undefined,
+  sliceRows = SLICE_ROWS,
+): { first: string; last: string }[] {
+  if (rowsPerSession === undefined) return [{ first, last }];
+  const size = Math.max(1, Math.floor(sliceRows / Math.max(1, rowsPerSession)));
+  const slices: { first: string; last: string }[] = [];
+  let start: string | undefined = first;
+  while (start !== undefined && start <= last) {
+    let end = start;
+    for (let i = 1; i < size; i++) {
+      const next = tryNextSession(end);
+      if (next === undefined || next > last) break;
+      end = next;
+    }
+    slices.push({ first: start, last: end });
+    start = tryNextSession(end);
+  }
+  return slices;
+}
+
+/** What a loop's block carries from before its first session (see `carriedRows`). */
+type Carried = {
+  readonly quotes: QuoteColumns;
+  readonly interest: Record<'contract' | 'settled' | 'openInterest' | 'publishedAt', Float64Array>;
+  readonly quoteSearched: Uint8Array;
+  readonly interestSearched: Uint8Array;
+};
+
+/**
+ * For the contracts of a block listed before its first session and not quoted on it (or with no open
+ * interest settled the session before), each one's latest snapshot and open interest before the block:
+ * from the loop's previous block when it reaches the session before this one's first and knows the
+ * contract's history (its rows, its own carried row), else one query each over the sessions since the
+ * earliest of the rest was first traded. Undefined when no contract lacks them, or when that query would
+ * look back over more than `mostSessions` sessions.
+ */
+async function carriedRows(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }>,
+  first: string,
+  known: ScopeContracts,
+  /** The block's first slice of quotes (its first sessions' rows), if any. */
+  firstQuotes: QuoteColumns | undefined,
+  interestParts: readonly Record<'contract' | 'settled', Float64Array>[],
+  previous: Block | undefined,
+  mostSessions?: number,
+): Promise<Carried | undefined> {
+  const count = known.contracts.length;
+  const firstDay = dayNumberOfIso(first);
+  const oiFirst = previousSession(first);
+  const oiFirstDay = dayNumberOfIso(oiFirst);
+  const quoted = firstQuotes === undefined ? new Uint8Array(count) : quotedOn(firstQuotes, firstDay, count);
+  const settled = new Uint8Array(count);
+  for (const part of interestParts) markSettledOn(part, oiFirstDay, settled);
+  const quoteSearched = new Uint8Array(count);
+  const interestSearched = new Uint8Array(count);
+  const symbols: string[] = [];
+  let since = Number.POSITIVE_INFINITY;
+  const reaches = previous !== undefined && previous.first < first && previousSession(first) <= previous.last;
+  const held = reaches ? heldHistory(previous!, firstDay, oiFirstDay) : undefined;
+  const quoteRows: [id: number, row: number][] = [];
+  const interestRows: [id: number, row: number][] = [];
+  let searched = 0;
+  for (let id = 0; id < count; id++) {
+    const firstTraded = known.firstTradedDay[id]!;
+    const needsQuote = firstTraded < firstDay && !quoted[id];
+    // Open interest may be settled the session before a contract's first traded session (a vendor that
+    // files each session's open interest as of the session before, as Lean's universes do): a contract
+    // traded before the block may have some settled before the block's open interest starts.
+    const needsInterest = firstTraded < firstDay && !settled[id];
+    if (!needsQuote && !needsInterest) continue;
+    quoteSearched[id] = 1;
+    interestSearched[id] = 1;
+    searched++;
+    const symbol = known.contracts[id]!.option_symbol;
+    const fromPrevious = held?.(symbol);
+    if (fromPrevious !== undefined) {
+      if (fromPrevious.quote !== -1) quoteRows.push([id, fromPrevious.quote]);
+      if (fromPrevious.interest !== -1) interestRows.push([id, fromPrevious.interest]);
+      continue;
+    }
+    symbols.push(symbol);
+    if (firstTraded < since) since = firstTraded;
+  }
+  if (searched === 0) return undefined;
+  const quotesHeld = copiedQuotes(previous, quoteRows);
+  const interestHeld = copiedInterest(previous, interestRows);
+  if (symbols.length === 0) {
+    return { quotes: quotesHeld, interest: interestHeld, quoteSearched, interestSearched };
+  }
+  const from = isoDateOfDay(since);
+  // Too long a search (a contract listed years ago and never quoted since): the block carries nothing, and
+  // the answers that would need it go to the query.
+  if (mostSessions !== undefined && sessionCount(from, first) > mostSessions) return undefined;
+  const before = previousSession(first);
+  const underlying = { underlying: scope.underlying };
+  const params = { underlying: scope.underlying, from, symbols: symbols.join(',') };
+  const quoteSource = await sql.from('option_quotes', underlying, { first: from, last: before });
+  const quoteRead = await sql.typedColumns(
+    `SELECT ${quoteColumnsSql(known.keys)}
+     FROM ${quoteSource} q
+     WHERE q.underlying = $underlying AND q.session_date BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND q.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY q.option_symbol ORDER BY q.session_date DESC, q.quote_time DESC) = 1`,
+    { ...params, before },
+  );
+  const oiBefore = previousSession(oiFirst);
+  // From the session before the earliest first traded session (see needsInterest above).
+  const oiFrom = previousSession(from);
+  const interestSource = await sql.from('open_interest', underlying, { first: oiFrom, last: oiBefore });
+  const interestRead = await sql.typedColumns(
+    `SELECT ${interestColumnsSql(known.keys)}
+     FROM ${interestSource} o
+     WHERE o.underlying = $underlying
+       AND o.settled_session BETWEEN CAST($from AS DATE) AND CAST($before AS DATE)
+       AND o.option_symbol IN (SELECT unnest(string_split($symbols, ',')))
+     QUALIFY row_number() OVER (PARTITION BY o.option_symbol ORDER BY o.settled_session DESC) = 1`,
+    { ...params, from: oiFrom, before: oiBefore },
+  );
+  return {
+    quotes: concatenated([quotesHeld, numbered(quoteRead.columns, known, QUOTE_COLUMNS)], QUOTE_COLUMNS),
+    interest: concatenated(
+      [interestHeld, numbered(interestRead.columns, known, INTEREST_NAMES)],
+      INTEREST_NAMES,
+    ),
+    quoteSearched,
+    interestSearched,
+  };
+}
+
+/** Per contract: 1 if it has a row on `day`, the day of the block's first rows. */
+function quotedOn(quotes: QuoteColumns, day: number, count: number): Uint8Array {
+  const quoted = new Uint8Array(count);
+  for (let i = 0; i < quotes.day.length && quotes.day[i] === day; i++) quoted[quotes.contract[i]!] = 1;
+  return quoted;
+}
+
+/** Sets `settled[id]` for each contract with an open interest row of `part` settled on `day`. */
+function markSettledOn(
+  part: Record<'contract' | 'settled', Float64Array>,
+  day: number,
+  settled: Uint8Array,
+): void {
+  for (let i = 0; i < part.contract.length; i++) if (part.settled[i] === day) settled[part.contract[i]!] = 1;
+}
+
+/**
+ * What a loop's previous block knows of a contract's history before a session (`day`; open interest
+ * settled before `oiDay`): its latest row there (-1: none), or undefined when the block cannot tell (the
+ * contract may have older rows than the block holds).
+ */
+function heldHistory(
+  previous: Block,
+  day: number,
+  oiDay: number,
+): (symbol: string) => { quote: number; interest: number } | undefined {
+  const firstDay = dayNumberOfIso(previous.first);
+  const oiFloorDay = dayNumberOfIso(previousSession(previous.first));
+  return (symbol) => {
+    const id = contractIndex(previous.contracts, symbol);
+    if (id === -1) return undefined;
+    let quote = -1;
+    for (let k = previous.offsets[id + 1]! - 1; k >= previous.offsets[id]!; k--) {
+      const row = previous.byContract[k]!;
+      if (previous.quotes.day[row]! < day) {
+        quote = row;
+        break;
+      }
+    }
+    const firstTraded = previous.firstTradedDay[id]!;
+    if (quote === -1 && !previous.carriedQuotes?.[id] && firstTraded < firstDay) return undefined;
+    const { offsets, settledDay } = previous.interest;
+    let interest = -1;
+    for (let k = offsets[id + 1]! - 1; k >= offsets[id]!; k--) {
+      if (settledDay[k]! < oiDay) {
+        interest = k;
+        break;
+      }
+    }
+    if (interest === -1 && !previous.carriedInterest?.[id] && firstTraded < oiFloorDay) return undefined;
+    return { quote, interest };
+  };
+}
+
+/** Rows of the previous block's quotes, numbered as the new block's contracts. */
+function copiedQuotes(previous: Block | undefined, rows: readonly [number, number][]): QuoteColumns {
+  const out = {} as Record<string, Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    out[name] = Float64Array.from(rows, ([id, row]) =>
+      name === 'contract' ? id : previous!.quotes[name][row]!,
+    );
+  }
+  return out as QuoteColumns;
+}
+
+/** Open interest rows of the previous block, numbered as the new block's contracts. */
+function copiedInterest(
+  previous: Block | undefined,
+  rows: readonly [number, number][],
+): Record<(typeof INTEREST_NAMES)[number], Float64Array> {
+  const interest = previous?.interest;
+  const pick = (column: 'settledDay' | 'openInterest' | 'publishedAt') =>
+    Float64Array.from(rows, ([, row]) => interest![column][row]!);
+  return {
+    contract: Float64Array.from(rows, ([id]) => id),
+    settled: pick('settledDay'),
+    openInterest: pick('openInterest'),
+    publishedAt: pick('publishedAt'),
+  };
+}

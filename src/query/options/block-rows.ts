@@ -1,0 +1,241 @@
+/**
+ * Answering an as-of from a block, by the same rules as `snapshot-sql.ts`: a dated as-of from its
+ * session's last snapshots, a current one from each contract's latest snapshot and open interest by the
+ * cutoff. A current answer the block cannot prove (a contract whose latest row may be older than the
+ * block) is undefined: the caller queries.
+ */
+import { previousSession } from '../../market-time/index.js';
+import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
+import type { InterestColumns } from './block-columns.js';
+import type { Block } from './block-read.js';
+import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
+import type { RowSource, SnapshotRow } from './snapshot-sql.js';
+import { firstNot } from './sorted-search.js';
+
+/** Whether every row an as-of may use lies in the block's sessions (older ones are checked later). */
+export function covers(block: Block, asOf: AsOf): boolean {
+  if (asOf.kind === 'dated') return asOf.session >= block.first && asOf.session <= block.last;
+  const through = lastSessionOf(asOf);
+  const after = tryNextSession(block.last);
+  return through >= block.first && (after === undefined || through < after);
+}
+
+/** A NaN read for NULL, back to null. */
+export function nullable(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}
+
+/** The store row of a block's row `i`, with the open interest row that answers it (-1: none). */
+function rowAt(block: Block, i: number, interestRow: number, session: string): SnapshotRow {
+  const q = block.quotes;
+  const interest = block.interest;
+  const contract = block.contracts[q.contract[i]!]!;
+  // Every field named, in one order: one object shape for all rows (a spread of the driver's row
+  // objects made each row slow to build and to read).
+  return {
+    option_symbol: contract.option_symbol,
+    underlying: contract.underlying,
+    root: contract.root,
+    expiration: contract.expiration,
+    expiration_time: contract.expiration_time,
+    side: contract.side,
+    strike: contract.strike,
+    settlement: contract.settlement,
+    monthly: contract.monthly,
+    weekly: contract.weekly,
+    quarterly: contract.quarterly,
+    nonstandard: contract.nonstandard,
+    first_traded: contract.first_traded,
+    session_date: session,
+    quote_time: q.quote_time[i]!,
+    bid: nullable(q.bid[i]!),
+    ask: nullable(q.ask[i]!),
+    bid_size: nullable(q.bid_size[i]!),
+    ask_size: nullable(q.ask_size[i]!),
+    last: nullable(q.last[i]!),
+    volume: nullable(q.volume[i]!),
+    volume_time: nullable(q.volume_time[i]!),
+    underlying_price: nullable(q.underlying_price[i]!),
+    iv: nullable(q.iv[i]!),
+    delta: nullable(q.delta[i]!),
+    gamma: nullable(q.gamma[i]!),
+    theta: nullable(q.theta[i]!),
+    vega: nullable(q.vega[i]!),
+    open_interest: interestRow === -1 ? null : nullable(interest.openInterest[interestRow]!),
+    oi_published_at: interestRow === -1 ? null : interest.publishedAt[interestRow]!,
+  };
+}
+
+/**
+ * A dated as-of: each contract's latest snapshot of session D, open interest settled from D−1 (only
+ * contract `only`, or only the contracts of one expiration, when given).
+ */
+export function datedRows(block: Block, session: string, only?: number, expiration?: string): RowSource {
+  const range = block.sessions.get(session);
+  const rows: number[] = [];
+  if (range !== undefined) {
+    const contractOf = block.quotes.contract;
+    for (let i = range.start; i < range.end; i++) {
+      const id = contractOf[i]!;
+      if (only !== undefined && id !== only) continue;
+      if (i + 1 < range.end && contractOf[i + 1] === id) continue; // not the contract's latest snapshot
+      const expires = block.contracts[id]!.expiration;
+      if (expires >= session && (expiration === undefined || expires === expiration)) rows.push(i);
+    }
+  }
+  const settledDay = dayNumberOfIso(previousSession(session));
+  return blockSource(block, rows, (id) => settledInterest(block.interest, id, settledDay));
+}
+
+/** The rows of a block chosen for an as-of, made into store rows only when asked for. */
+function blockSource(
+  block: Block,
+  rows: readonly number[],
+  interestOf: (contract: number) => number,
+): RowSource {
+  const contractOf = block.quotes.contract;
+  return {
+    length: rows.length,
+    groupOf: (index) => block.contracts[contractOf[rows[index]!]!]!,
+    row: (index) => {
+      const row = rows[index]!;
+      return rowAt(block, row, interestOf(contractOf[row]!), isoDateOfDay(block.quotes.day[row]!));
+    },
+  };
+}
+
+/**
+ * A current as-of: per listed contract the latest snapshot with q ≤ cutoff (with `eodOnly`, among the
+ * sessions' last snapshots), and the latest open interest published by the cutoff. Undefined when a
+ * contract may have an older snapshot or open interest than the block holds.
+ */
+export function currentRows(
+  block: Block,
+  asOf: Extract<AsOf, { kind: 'current' }>,
+  only?: number,
+  expiration?: string,
+): RowSource | undefined {
+  const session = asOfSession(asOf);
+  const through = lastSessionOf(asOf);
+  const cutoff = asOf.cutoffSeconds;
+  const throughDay = dayNumberOfIso(through);
+  const { day, quote_time: quoteTime } = block.quotes;
+  const { offsets, byContract, byExpiration, expirations, firstTradedDay } = block;
+  const firstDay = dayNumberOfIso(block.first);
+  const interestFloorDay = dayNumberOfIso(previousSession(block.first));
+  // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
+  const low = firstNot(0, expirations.length, (i) => expirations[i]! < session);
+  const rows: number[] = [];
+  // One contract (`only`): the same walk over a one-element suffix, empty when it expired before. One
+  // expiration: its contracts only, a run of the suffix (a minute loop over a 0DTE chain asks one date of
+  // an index's thousands of contracts).
+  let suffix: Int32Array;
+  if (only !== undefined) {
+    suffix = block.contracts[only]!.expiration >= session ? Int32Array.of(only) : new Int32Array(0);
+  } else if (expiration !== undefined) {
+    const start =
+      expiration < session
+        ? byExpiration.length
+        : firstNot(low, expirations.length, (i) => expirations[i]! < expiration);
+    suffix = byExpiration.subarray(
+      start,
+      firstNot(start, expirations.length, (i) => expirations[i]! === expiration),
+    );
+  } else suffix = byExpiration.subarray(low);
+  for (const id of suffix) {
+    const firstTraded = firstTradedDay[id]!;
+    if (firstTraded > throughDay) continue;
+    const found = latestRow(offsets[id]!, offsets[id + 1]!);
+    if (found === -1) {
+      // A contract traded before the block may have its latest snapshot before it: only the query knows.
+      if (firstTraded < firstDay && !block.carriedQuotes?.[id]) return undefined;
+      continue;
+    }
+    // Open interest settled before the block may be the latest published: only the query knows. (It may
+    // be settled as early as the session before the contract's first traded session: see `carriedRows`.)
+    if (
+      firstTraded < firstDay &&
+      !interestPublishedBy(block.interest, id, cutoff) &&
+      !(block.carriedInterest?.[id] && !interestBefore(block.interest, id, interestFloorDay))
+    ) {
+      return undefined;
+    }
+    rows.push(found);
+  }
+  // Which open interest answers is found only for the rows made into records.
+  return blockSource(block, rows, (id) => latestInterest(block.interest, id, cutoff));
+
+  /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
+  function latestRow(start: number, end: number): number {
+    const dayOf = (k: number) => day[byContract[k]!]!;
+    // The last of the contract's rows on or before `through`, by halves over its sessions.
+    const first = firstNot(start, end, (k) => dayOf(k) <= throughDay);
+    let k = first - 1;
+    if (!asOf.eodOnly && k >= start) {
+      // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
+      // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
+      const lastDay = dayOf(k);
+      const sessionStart = firstNot(start, k, (j) => dayOf(j) < lastDay);
+      k = firstNot(sessionStart, first, (j) => quoteTime[byContract[j]!]! <= cutoff) - 1;
+    }
+    for (; k >= start; k--) {
+      const row = byContract[k]!;
+      if (asOf.eodOnly) {
+        // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
+        const lastOfSession = k + 1 === end || day[byContract[k + 1]!] !== day[row];
+        if (!lastOfSession) continue;
+      }
+      if (quoteTime[row]! <= cutoff) return row;
+    }
+    return -1;
+  }
+}
+
+/** Contract `id`'s open interest row settled on `settledDay`, or -1. */
+function settledInterest(interest: InterestColumns, id: number, settledDay: number): number {
+  let low = interest.offsets[id]!;
+  let high = interest.offsets[id + 1]!;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (interest.settledDay[middle]! < settledDay) low = middle + 1;
+    else high = middle;
+  }
+  return low < interest.offsets[id + 1]! && interest.settledDay[low] === settledDay ? low : -1;
+}
+
+/**
+ * Contract `id`'s latest settled session's open interest published by the cutoff (the last of its rows,
+ * in settled order, published by then), or -1.
+ */
+function latestInterest(interest: InterestColumns, id: number, cutoff: number): number {
+  const start = interest.offsets[id]!;
+  const end = interest.offsets[id + 1]!;
+  const publishedAt = interest.publishedAt;
+  if (interest.rising[id]) {
+    let low = start;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (publishedAt[middle]! <= cutoff) low = middle + 1;
+      else high = middle;
+    }
+    return low - 1;
+  }
+  for (let k = end - 1; k >= start; k--) if (publishedAt[k]! <= cutoff) return k;
+  return -1;
+}
+
+/** Whether contract `id` has open interest published by the cutoff. */
+function interestPublishedBy(interest: InterestColumns, id: number, cutoff: number): boolean {
+  const start = interest.offsets[id]!;
+  if (start === interest.offsets[id + 1]!) return false;
+  return interest.rising[id]
+    ? interest.publishedAt[start]! <= cutoff
+    : latestInterest(interest, id, cutoff) !== -1;
+}
+
+/** Whether contract `id` has an open interest row settled before `day`. */
+function interestBefore(interest: InterestColumns, id: number, day: number): boolean {
+  const start = interest.offsets[id]!;
+  return start < interest.offsets[id + 1]! && interest.settledDay[start]! < day;
+}

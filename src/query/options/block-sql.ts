@@ -1,0 +1,99 @@
+/**
+ * The SQL of block reads: which store columns a block reads and how each is handed over as a DOUBLE
+ * (strings cost more to read than a session's other columns), and the bounds that let a Parquet scan
+ * skip row groups of other dates.
+ */
+import { quoteLiteral } from '../../store/sql.js';
+import { QUOTE_COLUMNS } from './block-columns.js';
+
+/** The 53-bit hash of a row's contract symbol, exact as a double. */
+export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+
+/**
+ * How rows of `alias` name their contract when read as columns: the symbol's hash when the contracts have
+ * one key each (`keys`), else the symbol itself (two of the underlying's symbols share a hash).
+ */
+export function contractKeySql(alias: string, keys: object | undefined): string {
+  return keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias);
+}
+
+/** An SQL expression as DOUBLE: the one type the store's columns are read in as typed arrays. */
+export const asDouble = (expression: string) => `CAST(${expression} AS DOUBLE)`;
+
+/** A DATE column as its day number (days since 1970-01-01, `days.ts`), as DOUBLE. */
+export const dayNumberSql = (column: string) => asDouble(`${column} - DATE '1970-01-01'`);
+
+/** Each of `QUOTE_COLUMNS` after the contract: the store's column of quotes `q` it reads, as DOUBLE. */
+const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, readonly [string, string]> = {
+  day: ['session_date', dayNumberSql('q.session_date')],
+  quote_time: ['quote_time', asDouble('epoch_ms(q.quote_time) / 1000')],
+  bid: ['bid', asDouble('q.bid')],
+  ask: ['ask', asDouble('q.ask')],
+  bid_size: ['bid_size', asDouble('q.bid_size')],
+  ask_size: ['ask_size', asDouble('q.ask_size')],
+  last: ['last', asDouble('q."last"')],
+  volume: ['volume', asDouble('q.volume')],
+  volume_time: ['volume_time', asDouble('epoch_ms(q.volume_time) / 1000')],
+  underlying_price: ['underlying_price', asDouble('q.underlying_price')],
+  iv: ['iv', asDouble('q.iv')],
+  delta: ['delta', asDouble('q.delta')],
+  gamma: ['gamma', asDouble('q.gamma')],
+  theta: ['theta', asDouble('q.theta')],
+  vega: ['vega', asDouble('q.vega')],
+};
+
+/** The reads of `QUOTE_COLUMNS` after the contract, in their order. */
+const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
+
+/**
+ * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol's hash (with `keys`) or as
+ * its symbol; but for the store columns in `empty` (NULL in every file read), which are not read:
+ * `withEmpty` puts them back as NaN. Each column costs about as much to hand over from DuckDB as to read.
+ */
+export function quoteColumnsSql(keys: object | undefined, empty: ReadonlySet<string> = new Set()): string {
+  return [
+    contractKeySql('q', keys),
+    ...QUOTE_READ_ORDER.flatMap(([column, sql]) => (empty.has(column) ? [] : [sql])),
+  ].join(', ');
+}
+
+/** A quote read's columns in `QUOTE_COLUMNS` order, with a NaN column for each left out (see `quoteColumnsSql`). */
+export function withEmpty(
+  columns: readonly (Float64Array | (string | null)[])[],
+  empty: ReadonlySet<string>,
+): (Float64Array | (string | null)[])[] {
+  if (empty.size === 0) return [...columns];
+  // One NaN column serves every empty one (rows are only ever moved within a column, NaN over NaN).
+  const none = new Float64Array(columns[0]!.length).fill(Number.NaN);
+  let read = 1;
+  return [columns[0]!, ...QUOTE_READ_ORDER.map(([column]) => (empty.has(column) ? none : columns[read++]!))];
+}
+
+/**
+ * The condition keeping rows of `alias` whose symbols carry the date `expiration` under one of `roots`:
+ * per root, the range of symbols `ROOTyymmdd…`, a plain range a Parquet scan prunes with (a root that is
+ * another's prefix and a digit may let a few other rows through, which the numbering drops); `AND false`
+ * without a root. A session block's read of one date (a loop's blocks bound theirs by their contracts'
+ * symbols, `contractSymbolsSql`).
+ */
+export function symbolRangesSql(alias: string, expiration: string, roots: readonly string[]): string {
+  const date = expiration.slice(2).replaceAll('-', '');
+  const next = String(Number(date) + 1).padStart(6, '0');
+  if (roots.length === 0) return 'AND false';
+  const ranges = roots.map(
+    (root) =>
+      `(${alias}.option_symbol >= ${quoteLiteral(root + date)} AND ${alias}.option_symbol < ${quoteLiteral(root + next)})`,
+  );
+  return `AND (${ranges.join(' OR ')})`;
+}
+
+/** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
+export function interestColumnsSql(keys: object | undefined): string {
+  const double = asDouble;
+  return [
+    contractKeySql('o', keys),
+    dayNumberSql('o.settled_session'),
+    double('o.open_interest'),
+    double('epoch_ms(o.published_at) / 1000'),
+  ].join(', ');
+}

@@ -1,0 +1,217 @@
+/**
+ * An underlying's contracts, read once per data version into compact columns in symbol order, and made
+ * into the terms every row of a contract shares. Loop blocks, session blocks, listed groups and the
+ * library's contract look-ups all read their contracts from here.
+ */
+import type { StoreCache } from '../../store/cache.js';
+import type { SqlSession } from '../../store/sql.js';
+import { dayNumberSql, SYMBOL_KEY } from './block-sql.js';
+import { isoDateOfDay } from './days.js';
+import { KeyIndex } from './key-index.js';
+import type { SnapshotRow } from './snapshot-sql.js';
+import { indexInOrder } from './sorted-search.js';
+
+/**
+ * An underlying's contracts, read once per data version into compact columns in symbol order (an
+ * underlying lists a hundred thousand contracts over the years; a block needs the few thousand alive in
+ * its sessions, made into objects from here).
+ */
+export type ContractTable = {
+  readonly underlying: string;
+  readonly symbols: readonly string[];
+  /** Per contract: its root's index in `roots`. */
+  readonly root: Uint16Array;
+  readonly roots: readonly string[];
+  readonly expirationDay: Float64Array;
+  readonly expirationTime: Float64Array;
+  readonly strike: Float64Array;
+  readonly firstTradedDay: Float64Array;
+  /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
+  readonly flags: Float64Array;
+  /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
+  readonly keys: KeyIndex | undefined;
+  /** Per contract: the 53-bit hash of its symbol. */
+  readonly hashes: Float64Array;
+  readonly bytes: number;
+};
+
+const CALL = 1;
+
+const AM = 2;
+
+const MONTHLY = 4;
+
+const WEEKLY = 8;
+
+const QUARTERLY = 16;
+
+const NONSTANDARD = 32;
+
+/** The bits of `ContractTable.flags`, by name. */
+export const CONTRACT_FLAGS = {
+  call: CALL,
+  am: AM,
+  monthly: MONTHLY,
+  weekly: WEEKLY,
+  quarterly: QUARTERLY,
+  nonstandard: NONSTANDARD,
+} as const;
+
+/** A contract of the block, with the columns every one of its rows shares. */
+export type Contract = Omit<
+  SnapshotRow,
+  | 'session_date'
+  | 'quote_time'
+  | 'bid'
+  | 'ask'
+  | 'bid_size'
+  | 'ask_size'
+  | 'last'
+  | 'volume'
+  | 'volume_time'
+  | 'underlying_price'
+  | 'iv'
+  | 'delta'
+  | 'gamma'
+  | 'theta'
+  | 'vega'
+  | 'open_interest'
+  | 'oi_published_at'
+>;
+
+/** Contract `symbol`'s index in the table (its symbols are sorted), or -1. */
+export function indexOfContract(table: ContractTable, symbol: string): number {
+  const { symbols } = table;
+  return indexInOrder(symbols.length, (i) => symbols[i]!, symbol);
+}
+
+/** Contract `index` of an underlying's contract table, its flags and day numbers made into its terms. */
+export function contractAt(table: ContractTable, index: number): Contract {
+  const flags = table.flags[index]!;
+  return {
+    option_symbol: table.symbols[index]!,
+    underlying: table.underlying,
+    root: table.roots[table.root[index]!]!,
+    expiration: isoDateOfDay(table.expirationDay[index]!),
+    expiration_time: table.expirationTime[index]!,
+    side: flags & CALL ? 'call' : 'put',
+    strike: table.strike[index]!,
+    settlement: flags & AM ? 'AM' : 'PM',
+    monthly: (flags & MONTHLY) !== 0,
+    weekly: (flags & WEEKLY) !== 0,
+    quarterly: (flags & QUARTERLY) !== 0,
+    nonstandard: (flags & NONSTANDARD) !== 0,
+    first_traded: isoDateOfDay(table.firstTradedDay[index]!),
+  };
+}
+
+/** Puts a read's rows in the order of its first column (symbols), unless they already are. */
+export function inSymbolOrder(columns: (Float64Array | (string | null)[])[]): void {
+  const symbols = (columns[0] ?? []) as string[];
+  let sorted = true;
+  for (let i = 1; i < symbols.length && sorted; i++) sorted = symbols[i - 1]! < symbols[i]!;
+  if (sorted) return;
+  const order = Int32Array.from(symbols.keys()).sort((a, b) =>
+    symbols[a]! < symbols[b]! ? -1 : symbols[a]! > symbols[b]! ? 1 : 0,
+  );
+  for (const [c, column] of columns.entries()) {
+    columns[c] =
+      column instanceof Float64Array
+        ? Float64Array.from(order, (i) => column[i]!)
+        : Array.from(order, (i) => column[i] ?? null);
+  }
+}
+
+/**
+ * A symbol read in pieces of at most 12 bytes, which DuckDB hands over inline: read whole, each of a
+ * table's symbols (21 bytes, OCC) cost the driver a native call and a buffer. The last piece is the
+ * rest, empty for any symbol of up to 24 bytes.
+ */
+const SYMBOL_PIECES = [
+  (column: string) => `substr(${column}, 1, 12)`,
+  (column: string) => `substr(${column}, 13, 12)`,
+  (column: string) => `substr(${column}, 25)`,
+] as const;
+
+/** Each row's symbol from its `SYMBOL_PIECES`. */
+function joinedPieces(pieces: readonly (readonly string[])[]): string[] {
+  const [head = [], middle = [], rest = []] = pieces;
+  return Array.from(head, (text, i) => text + middle[i]! + rest[i]!);
+}
+
+/** The underlying's contract table if the session cache holds it (read or being read), without reading it. */
+export function heldContractTable(cache: StoreCache, underlying: string): Promise<ContractTable> | undefined {
+  return cache.heldSized<ContractTable>(contractTableKey(underlying));
+}
+
+const contractTableKey = (underlying: string) => `contracts|${underlying}`;
+
+/** The underlying's contract table, from the session cache or read. */
+export function contractTable(
+  sql: SqlSession,
+  cache: StoreCache,
+  underlying: string,
+): Promise<ContractTable> {
+  return cache.sized(
+    contractTableKey(underlying),
+    () => readContractTable(sql, underlying),
+    (table) => table.bytes,
+  );
+}
+
+async function readContractTable(sql: SqlSession, underlying: string): Promise<ContractTable> {
+  const from = await sql.from('contracts', { underlying });
+  const day = dayNumberSql;
+  const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${bit} ELSE 0 END`;
+  const { columns } = await sql.typedColumns(
+    `SELECT ${SYMBOL_PIECES.map((piece) => piece('option_symbol')).join(', ')}, root, ${day('expiration')}, CAST(epoch_ms(expiration_time) / 1000 AS DOUBLE),
+       CAST(strike AS DOUBLE), ${day('first_traded')},
+       CAST(${[
+         flag("side = 'call'", CALL),
+         flag("settlement = 'AM'", AM),
+         flag('monthly', MONTHLY),
+         flag('weekly', WEEKLY),
+         flag('quarterly', QUARTERLY),
+         flag('nonstandard', NONSTANDARD),
+       ].join(' + ')} AS DOUBLE),
+       ${SYMBOL_KEY('c')}
+     FROM ${from} c WHERE c.underlying = $underlying`,
+    { underlying },
+  );
+  const read = [joinedPieces(columns.splice(0, SYMBOL_PIECES.length) as string[][]), ...columns];
+  // In symbol order: the files are written so, and sorting here costs less than DuckDB's ORDER BY of the text.
+  inSymbolOrder(read);
+  const symbols = (read[0] ?? []) as string[];
+  const rootTexts = (read[1] ?? []) as string[];
+  const [expirationDay, expirationTime, strike, firstTradedDay, flags, hashes] = read
+    .slice(2)
+    .map((column) => column as Float64Array);
+  const roots: string[] = [];
+  const rootIndex = new Map<string, number>();
+  const root = new Uint16Array(symbols.length);
+  rootTexts.forEach((text, i) => {
+    let index = rootIndex.get(text);
+    if (index === undefined) {
+      index = roots.push(text) - 1;
+      rootIndex.set(text, index);
+    }
+    root[i] = index;
+  });
+  return {
+    underlying,
+    symbols,
+    root,
+    roots,
+    expirationDay: expirationDay ?? new Float64Array(0),
+    expirationTime: expirationTime ?? new Float64Array(0),
+    strike: strike ?? new Float64Array(0),
+    firstTradedDay: firstTradedDay ?? new Float64Array(0),
+    flags: flags ?? new Float64Array(0),
+    keys: KeyIndex.of(hashes ?? new Float64Array(0)),
+    hashes: hashes ?? new Float64Array(0),
+    bytes: symbols.length * CONTRACT_TABLE_BYTES,
+  };
+}
+
+/** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
+const CONTRACT_TABLE_BYTES = 200;
