@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { runMirror } from '../src/cli/mirror.js';
 import { createClient, requestTarget } from '../src/client/index.js';
 import { sessionsBetween } from '../src/market-time/index.js';
+import { runMirror } from '../src/mirror/run.js';
 import { ensureBuilt, runCommand } from '../test/helpers/build.js';
 import { defineBenchmark, perSecond, ratioRow } from './lib.js';
 

@@ -138,7 +138,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   backtest: 7,
   http: 8,
   client: 8,
-  cli: 9,
+  mirror: 9,
+  cli: 10,
 };
 
 /** The first path segment of a file under `src/` (its folder, or the file itself at the top). */

@@ -6,13 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import {
-  classifyExpiration,
-  expirationSeconds,
-  MARKET_ZONE,
-  settlementOf,
-  underlyingOfRoot,
-} from '../market-time/index.js';
+import { deriveContracts } from './derived-contracts.js';
+import { removeGarbage, retire } from './garbage.js';
 import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
   fileColumns,
@@ -23,7 +18,6 @@ import {
   TABLES_DIR,
   YEAR_COLUMN,
 } from './layout.js';
-import { leasedFiles } from './lease.js';
 import { acquireWriterLock, LOCK_FILE, type WriterLock } from './lock.js';
 import {
   computeDataVersion,
@@ -34,7 +28,6 @@ import {
   MANIFEST_FILE,
   type Manifest,
   type ProvenanceEntry,
-  type RetiredEntry,
   readManifest,
   writeManifest,
 } from './manifest.js';
@@ -105,20 +98,6 @@ export type BeginOptions = {
    */
   readonly memoryLimit?: string;
 };
-
-/**
- * A file that left the manifest is kept this long after it left: a reader that has not refreshed still
- * holds the manifest that listed it, however old the file itself is.
- */
-export const GARBAGE_GRACE_MS = 10 * 60_000;
-
-/** The grace in effect: `PITCHAIN_GARBAGE_GRACE_MS` shortens it (tests and benchmarks of long runs). */
-function garbageGraceMs(): number {
-  const set = Number(process.env['PITCHAIN_GARBAGE_GRACE_MS']);
-  return Number.isFinite(set) && set >= 0 ? set : GARBAGE_GRACE_MS;
-}
-
-const OCC_PARTS = '^([A-Z0-9]{1,6})(\\d{2})(\\d{2})(\\d{2})([CP])(\\d{8})$';
 
 /**
  * The wall-clock time recorded in the manifest. `SOURCE_DATE_EPOCH` (the reproducible-builds convention)
@@ -242,11 +221,14 @@ export class WriteTransaction {
     this.ensureOpen();
     try {
       const started = Date.now();
-      const retained = await this.removeGarbage(started);
+      const retained = await removeGarbage(this.dir, this.base, started);
       crashPoint('staged');
       this.stopIfInterrupted();
       const unique = new Set(options.uniqueKeys);
-      await this.deriveContracts();
+      const storedContracts = (await this.usable(this.sql, 'contracts', this.base.tables.contracts)).map(
+        (f) => path.join(this.dir, f.path),
+      );
+      await deriveContracts(this.sql, storedContracts);
       const tables = structuredClone(this.base.tables);
       const rows: Partial<Record<TableName, number>> = {};
       const counts = await this.sql.rowCounts(TABLE_NAMES);
@@ -431,115 +413,6 @@ export class WriteTransaction {
   }
 
   /**
-   * A staging table of what a source states about a contract besides its rows, which a format fills (after
-   * running `create`) and `deriveContracts` folds in: a listing date (`first_traded`: a service body's
-   * `firstTraded`, a vendor definition's date), kept when earlier than any session seen; and the vendor's
-   * word on its deliverable (`nonstandard`: a multiplier other than 100), which stays with the stored
-   * contract until a source says otherwise.
-   */
-  static readonly CONTRACT_HINTS = {
-    table: 'contract_hints',
-    create:
-      'CREATE TABLE IF NOT EXISTS contract_hints (underlying VARCHAR, option_symbol VARCHAR, first_traded DATE, nonstandard BOOLEAN)',
-  } as const;
-
-  /** Adds a contracts row for every staged symbol, classified by market time; keeps the earliest first_traded. */
-  private async deriveContracts(): Promise<void> {
-    const hints = WriteTransaction.CONTRACT_HINTS;
-    await this.sql.run(
-      `${hints.create}; CREATE TEMP TABLE hinted AS SELECT underlying, option_symbol,
-         min(first_traded) AS first_traded, bool_or(nonstandard) AS nonstandard FROM ${hints.table} GROUP BY ALL`,
-    );
-    // Rows collapse to one per contract before anything else: the time-zone conversion and the anti-join
-    // then run per contract, not per row (the first publication gives the first session, as the conversion
-    // never goes back in time).
-    await this.sql.run(
-      `
-      CREATE TEMP TABLE seen AS
-      WITH quoted AS (
-        SELECT underlying, option_symbol, min(session_date) AS first_seen FROM option_quotes GROUP BY ALL
-      ), published AS (
-        SELECT underlying, option_symbol, min(published_at) AS first_published FROM open_interest GROUP BY ALL
-      )
-      SELECT underlying, option_symbol, min(first_seen) AS first_seen FROM (
-        SELECT underlying, option_symbol, first_seen FROM quoted
-        UNION ALL
-        -- A contract known only from open interest was listed by the session that published it.
-        SELECT underlying, option_symbol, CAST(timezone($1, first_published) AS DATE) FROM published
-        WHERE option_symbol NOT IN (SELECT option_symbol FROM quoted)
-        -- A stated listing date: the contract was listed by then, quoted or not.
-        UNION ALL SELECT underlying, option_symbol, first_traded FROM hinted WHERE first_traded IS NOT NULL
-      ) GROUP BY ALL`,
-      [MARKET_ZONE],
-    );
-    await this.sql.run(
-      `
-      CREATE TEMP TABLE parsed AS
-      SELECT underlying, option_symbol, first_seen,
-             left(m, length(m) - 15) AS root,
-             make_date(2000 + substr(m, length(m) - 14, 2)::INTEGER,
-                       substr(m, length(m) - 12, 2)::INTEGER,
-                       substr(m, length(m) - 10, 2)::INTEGER) AS expiration,
-             CASE substr(m, length(m) - 8, 1) WHEN 'C' THEN 'call' ELSE 'put' END AS side,
-             right(m, 8)::DECIMAL(12,0) / 1000 AS strike
-      FROM (
-        -- Parts are read by position once the symbol matches; a symbol that does not becomes '' and
-        -- fails the INTEGER cast, as it would from an empty regexp_extract group.
-        SELECT s.underlying, s.option_symbol, s.first_seen,
-               CASE WHEN s.option_symbol IS NULL OR regexp_full_match(s.option_symbol, $1) THEN s.option_symbol ELSE '' END AS m
-        FROM seen s
-        WHERE s.option_symbol NOT IN (SELECT option_symbol FROM contracts)
-      )`,
-      [OCC_PARTS],
-    );
-    const pairs = await this.sql.all<{ root: string; expiration: string }>(
-      'SELECT DISTINCT root, expiration FROM parsed ORDER BY ALL',
-    );
-    await this.sql.run(
-      'CREATE TEMP TABLE expiry (root VARCHAR, expiration DATE, expiration_time TIMESTAMPTZ, settlement VARCHAR, monthly BOOLEAN, weekly BOOLEAN, quarterly BOOLEAN, root_underlying VARCHAR)',
-    );
-    const cols: unknown[][] = [[], [], [], [], [], [], [], []];
-    for (const { root, expiration } of pairs) {
-      const settlement = settlementOf(root, expiration);
-      const kind = classifyExpiration(expiration, root);
-      const values = [
-        root,
-        expiration,
-        expirationSeconds(expiration, settlement),
-        settlement === 'am-index' ? 'AM' : 'PM',
-        kind.monthly,
-        kind.weekly,
-        kind.quarterly,
-        underlyingOfRoot(root),
-      ];
-      for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]);
-    }
-    await this.sql.append('expiry', cols);
-    const existing = (await this.usable(this.sql, 'contracts', this.base.tables.contracts)).map((f) =>
-      path.join(this.dir, f.path),
-    );
-    const stored =
-      existing.length === 0
-        ? 'SELECT NULL::VARCHAR AS option_symbol, NULL::DATE AS first_traded, NULL::BOOLEAN AS nonstandard LIMIT 0'
-        : `SELECT option_symbol, min(first_traded) AS first_traded, bool_or(nonstandard) AS nonstandard
-           FROM ${readParquetSql(existing, TABLE_PARTITIONS.contracts)}
-           WHERE option_symbol IN (SELECT option_symbol FROM parsed) GROUP BY ALL`;
-    await this.sql.run(`
-      INSERT INTO contracts BY NAME
-      SELECT p.underlying, p.option_symbol, p.root, p.expiration, e.expiration_time, p.side, p.strike,
-             e.settlement, e.monthly, e.weekly, e.quarterly,
-             -- Adjusted (nonstandard) when the source files the contract under another underlying than its
-             -- root's own (AAPL1 under AAPL after a split), never from the root's shape (T001 is a root);
-             -- or when a source said so (a hint now, else the stored contract).
-             p.underlying <> e.root_underlying OR coalesce(h.nonstandard, s.nonstandard, false) AS nonstandard,
-             least(p.first_seen, coalesce(s.first_traded, p.first_seen)) AS first_traded,
-             NULL AS _line
-      FROM parsed p JOIN expiry e USING (root, expiration)
-      LEFT JOIN (SELECT option_symbol, bool_or(nonstandard) AS nonstandard FROM hinted GROUP BY ALL) h USING (option_symbol)
-      LEFT JOIN (${stored}) s USING (option_symbol)`);
-  }
-
-  /**
    * Within one ingest a key appears once: the row with the highest `_line` wins, which is the later file's
    * row where two files hold the key (ingest ranks each file's lines after the files before it), and the
    * later line within a file. Rows without a line (a format's fast read of the first file) lose to rows
@@ -717,40 +590,6 @@ export class WriteTransaction {
     }
     return entry;
   }
-
-  /**
-   * Removes files left by crashed writers and files that left the manifest more than the grace ago;
-   * returns the retired entries still kept. A file on disk that the manifest neither lists nor records as
-   * retired (a store written before retirement was recorded, or a file a crashed writer named but never
-   * listed) is measured from its modification time instead.
-   */
-  private async removeGarbage(now: number): Promise<RetiredEntry[]> {
-    const live = new Set(Object.values(this.base.tables).flatMap((files) => files.map((f) => f.path)));
-    // A file a live reader's version lists stays, whatever the time since it left the manifest.
-    const leased = await leasedFiles(this.dir);
-    const grace = garbageGraceMs();
-    const retiredAt = new Map((this.base.retired ?? []).map((r) => [r.path, Date.parse(r.retiredAt)]));
-    const kept: RetiredEntry[] = [];
-    const root = path.join(this.dir, TABLES_DIR);
-    const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isFile()) continue;
-      const abs = path.join(entry.parentPath, entry.name);
-      const rel = path.relative(this.dir, abs).split(path.sep).join('/');
-      if (live.has(rel)) continue;
-      const since = retiredAt.get(rel);
-      if (leased.has(rel)) {
-        if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
-        continue;
-      }
-      const stale =
-        entry.name.startsWith('.tmp-') ||
-        now - (since !== undefined && Number.isFinite(since) ? since : (await fs.stat(abs)).mtimeMs) > grace;
-      if (stale) await fs.rm(abs, { force: true });
-      else if (since !== undefined) kept.push({ path: rel, retiredAt: new Date(since).toISOString() });
-    }
-    return kept;
-  }
 }
 
 /** The tables read a session at a time, whose large partitions are kept as files of session ranges. */
@@ -783,26 +622,6 @@ async function sessionChunks(
     rows += Number(n);
   }
   return ranges;
-}
-
-/**
- * The retired list of the manifest that replaces `base` with `tables`: the entries still kept that did
- * not come back, and every file `base` listed that `tables` does not, retired at `at`.
- */
-function retire(
-  base: Manifest,
-  tables: Manifest['tables'],
-  kept: readonly RetiredEntry[],
-  at: string,
-): RetiredEntry[] {
-  const paths = (t: Manifest['tables']) => Object.values(t).flatMap((files) => files.map((f) => f.path));
-  const next = new Set(paths(tables));
-  const retired = kept.filter((r) => !next.has(r.path));
-  const known = new Set(retired.map((r) => r.path));
-  for (const file of paths(base.tables)) {
-    if (!next.has(file) && !known.has(file)) retired.push({ path: file, retiredAt: at });
-  }
-  return retired.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 /** The temporary name `writeManifest` gives the next manifest before renaming it. */

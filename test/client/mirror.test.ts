@@ -7,11 +7,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMirror } from '../../src/cli/mirror.js';
 import { progressFormat } from '../../src/cli/progress.js';
 import { createClient, NetworkError } from '../../src/client/index.js';
 import { StoreError } from '../../src/errors.js';
 import { openStore, type Store, storeInternals } from '../../src/library/store.js';
+import { runMirror } from '../../src/mirror/run.js';
 import { acquireWriterLock } from '../../src/store/lock.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { runCli } from '../helpers/build.js';

@@ -6,9 +6,10 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GARBAGE_GRACE_MS } from '../../src/store/garbage.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
-import { GARBAGE_GRACE_MS, WriteTransaction } from '../../src/store/writer.js';
+import { WriteTransaction } from '../../src/store/writer.js';
 import { pinTimeZone } from '../helpers/time-zone.js';
 import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 

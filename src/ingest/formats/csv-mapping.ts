@@ -26,15 +26,15 @@
  * 1/10000 dollars has 10000) unless the field gives its own `scale` (a factor). `lastZeroIsNoTrade` stores
  * a `last` of 0 on a row without volume as NULL. IV and Greeks beyond the store's DECIMAL(10,6)
  * (|x| ≥ 10000) are stored as NULL. A Saturday expiration becomes the session before it.
- * - `multiplier`: each row also states its contract to the commit (`WriteTransaction.CONTRACT_HINTS`):
+ * - `multiplier`: each row also states its contract to the commit (`CONTRACT_HINTS`):
  *   listed by the row's session, nonstandard when the multiplier is not 100 (a vendor's definitions file,
  *   with `"quotes": false`, states only that).
  */
 import { IngestError, UsageError } from '../../errors.js';
 import { MARKET_ZONE, underlyingOfRoot } from '../../market-time/index.js';
 import { OCC_SYMBOL_SQL_REGEX } from '../../occ/index.js';
+import { CONTRACT_HINTS } from '../../store/derived-contracts.js';
 import { quoteIdentifier as q, type SqlSession, type SqlValue } from '../../store/sql.js';
-import { WriteTransaction } from '../../store/writer.js';
 import { insertOpenInterest, SESSIONS_TABLE } from '../calendar-table.js';
 import {
   type CsvCheck,
@@ -401,13 +401,13 @@ async function stampCloseTimes(sql: SqlSession, quotes: string, mapping: OptionM
 }
 
 /**
- * States each staged row's contract to the commit (`WriteTransaction.CONTRACT_HINTS`): listed by the row's
+ * States each staged row's contract to the commit (`CONTRACT_HINTS`): listed by the row's
  * session, nonstandard when its multiplier is not 100. The rows stating nothing valid are refused here, as
  * the shared validation never sees a definitions file's rows (they are not quotes): a problem found while
  * reading, a symbol that is not an OCC symbol, a multiplier not above 0.
  */
 async function stateContracts(sql: SqlSession, file: string, quotes: string): Promise<Reject[]> {
-  const hints = WriteTransaction.CONTRACT_HINTS;
+  const hints = CONTRACT_HINTS;
   const occ = occPartsSql('option_symbol');
   const reason = `CASE WHEN _reject IS NOT NULL THEN _reject
     WHEN option_symbol IS NULL THEN 'missing value: option_symbol'

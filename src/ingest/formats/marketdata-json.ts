@@ -23,8 +23,8 @@ import { promises as fs } from 'node:fs';
 import { IngestError } from '../../errors.js';
 import { isSession, previousSession, toEtDate, underlyingOfRoot } from '../../market-time/index.js';
 import { tryParseOccSymbol } from '../../occ/index.js';
+import { CONTRACT_HINTS } from '../../store/derived-contracts.js';
 import { quoteIdentifier as q, type SqlSession } from '../../store/sql.js';
-import { WriteTransaction } from '../../store/writer.js';
 import { insertOpenInterest } from '../calendar-table.js';
 import {
   type IngestFormat,
@@ -110,7 +110,7 @@ async function stage(sql: SqlSession, file: string, options: StageOptions): Prom
     if (problem !== undefined) column('_reject')[i] = problem;
   }
   const quotes = stagingTable(options, 'option_quotes');
-  const hints = WriteTransaction.CONTRACT_HINTS;
+  const hints = CONTRACT_HINTS;
   await sql.run(
     `ALTER TABLE ${q(quotes)} ADD COLUMN _oi BIGINT; ALTER TABLE ${q(quotes)} ADD COLUMN _listed DATE`,
   );
