@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import {
-  GENERATOR_STEPS,
-  type GeneratorOptions,
-  generateMarket,
-  type SnapshotName,
-  type UnderlyingSpec,
-} from '../ingest/generator/generate.js';
+import { GENERATOR_STEPS, generateMarket } from '../ingest/generator/generate.js';
+import type { GeneratorOptions, SnapshotName, UnderlyingSpec } from '../ingest/generator/options.js';
 import { GENERATOR_PRESETS } from '../ingest/generator/presets.js';
 import { hashFile } from '../ingest/ingest.js';
 import { WriteTransaction } from '../store/writer.js';

@@ -2,15 +2,7 @@
  * The deterministic synthetic market generator: option snapshots, open interest and stock bars written
  * into the store's staging tables, on the real NYSE calendar, from real Lean daily bars or a simulation.
  */
-export {
-  type GeneratorOptions,
-  type GeneratorSummary,
-  generateMarket,
-  type SeriesSource,
-  type SnapshotName,
-  type SplitEvent,
-  type UnderlyingSpec,
-} from './generate.js';
+export { generateMarket } from './generate.js';
 export {
   DEFAULT_LISTING,
   DEFAULT_PRICING,
@@ -18,6 +10,14 @@ export {
   type ListingStyle,
   type PricingParams,
 } from './model.js';
+export type {
+  GeneratorOptions,
+  GeneratorSummary,
+  SeriesSource,
+  SnapshotName,
+  SplitEvent,
+  UnderlyingSpec,
+} from './options.js';
 export { GENERATOR_PRESETS, intradayOptions, SAMPLE_SOURCES, sampleOptions } from './presets.js';
 export {
   type DailyBar,

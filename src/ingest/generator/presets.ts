@@ -3,8 +3,8 @@
  * zstd Parquet): about 1.3 million option rows over two years of three underlyings.
  */
 import { fileURLToPath } from 'node:url';
-import type { GeneratorOptions } from './generate.js';
 import type { ListingPlan } from './model.js';
+import type { GeneratorOptions } from './options.js';
 
 /** The Lean daily-bar slices shipped in `data/sources/` (QuantConnect/Lean, Apache-2.0). */
 export const SAMPLE_SOURCES = {
