@@ -22,11 +22,14 @@ const COMPUTED_BYTES = 16 * 2 ** 20;
  */
 export const DEFAULT_SESSION_CACHE_BYTES = 128 * 2 ** 20;
 
-/** A least-recently-used map of bounded size. */
+/** A least-recently-used map of bounded size; `onEvict` hears of each key it lets go for room. */
 class Lru<V> {
   private readonly entries = new Map<string, V>();
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly onEvict?: (key: string) => void,
+  ) {}
 
   get(key: string): V | undefined {
     const value = this.entries.get(key);
@@ -40,7 +43,15 @@ class Lru<V> {
   set(key: string, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value!;
+      this.entries.delete(oldest);
+      this.onEvict?.(oldest);
+    }
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
   }
 
   delete(key: string): void {
@@ -55,11 +66,13 @@ class Lru<V> {
 /**
  * A least-recently-used map bounded in bytes: each value's size is known once it is computed (a promise
  * is kept at 0 bytes until then); the oldest values go until the rest fit (a value larger than the whole
- * budget is handed out but not kept).
+ * budget is handed out but not kept). Bytes held elsewhere against the same budget (`reserve`) leave
+ * less room for the values kept here.
  */
 class SizedLru {
   private readonly entries = new Map<string, { value: unknown; bytes: number }>();
   private total = 0;
+  private reserved = 0;
 
   constructor(readonly capacity: number) {}
 
@@ -87,10 +100,21 @@ class SizedLru {
     if (entry === undefined || entry.value !== value) return;
     this.total += bytes - entry.bytes;
     entry.bytes = bytes;
+    this.fit(key);
+  }
+
+  /** Counts `bytes` held outside the map against its budget, letting the oldest values go to make room. */
+  reserve(bytes: number): void {
+    this.reserved = bytes;
+    this.fit(undefined);
+  }
+
+  /** Lets the oldest values go until the kept and reserved bytes fit (`sizing`: the value just sized). */
+  private fit(sizing: string | undefined): void {
     for (const [oldest, { bytes: size }] of this.entries) {
-      if (this.total <= this.capacity) break;
+      if (this.total + this.reserved <= this.capacity) break;
       // Pending values cost nothing yet and are being waited for: they stay.
-      if (size === 0 && oldest !== key) continue;
+      if (size === 0 && oldest !== sizing) continue;
       this.entries.delete(oldest);
       this.total -= size;
     }
@@ -106,6 +130,7 @@ class SizedLru {
   clear(): void {
     this.entries.clear();
     this.total = 0;
+    this.reserved = 0;
   }
 }
 
@@ -124,8 +149,10 @@ export type StoreCacheOptions = {
 export class StoreCache {
   private version: string;
   private readonly derived = new Lru<Promise<unknown>>(DERIVED_CAPACITY);
-  private readonly states = new Lru<unknown>(STATE_CAPACITY);
+  private readonly states = new Lru<unknown>(STATE_CAPACITY, (key) => this.hold(key, 0));
   private readonly sessions: SizedLru;
+  /** Bytes the states hold against the session cache's budget, by state key (see `hold`). */
+  private readonly held = new Map<string, number>();
   private readonly computedValues = new SizedLru(COMPUTED_BYTES);
   /** See {@link StoreCacheOptions.loopWindowRows}. */
   readonly loopWindowRows: number | undefined;
@@ -140,9 +167,29 @@ export class StoreCache {
     this.loopWindowRows = options.loopWindowRows;
   }
 
-  /** The bytes the session cache holds now. */
+  /** The bytes the session cache holds now (values kept, not what states hold: see `hold`). */
   get sessionCacheBytes(): number {
     return this.sessions.bytes;
+  }
+
+  /** The bytes the states hold now against the session cache's budget (see `hold`). */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const size of this.held.values()) bytes += size;
+    return bytes;
+  }
+
+  /**
+   * Counts `bytes` that the state under `key` holds (a session loop's current block) against the session
+   * cache's budget, in place of what it held before (0: nothing): the cache keeps less while loops hold
+   * blocks, so that a loop and random requests together stay within one budget. A state that the cache
+   * lets go, or of an older data version, holds nothing.
+   */
+  hold(key: string, bytes: number): void {
+    this.sync();
+    if (bytes > 0 && this.states.has(key)) this.held.set(key, bytes);
+    else this.held.delete(key);
+    this.sessions.reserve(this.heldBytes);
   }
 
   /** The bytes the session cache may hold. */
@@ -240,6 +287,7 @@ export class StoreCache {
     this.version = version;
     this.derived.clear();
     this.states.clear();
+    this.held.clear();
     this.sessions.clear();
     this.computedValues.clear();
   }

@@ -29,4 +29,45 @@ describe('StoreCache', () => {
     expect(await cache.memoize('scope', async () => 'new rows')).toBe('new rows');
     expect(cache.currentVersion).toBe('v2');
   });
+
+  it('counts what states hold against the session budget, until they let it go', async () => {
+    let version = 'v1';
+    const cache = new StoreCache(() => version, { sessionCacheBytes: 100 });
+    const keep = (key: string, bytes: number) =>
+      cache.sized(
+        key,
+        async () => key,
+        () => bytes,
+      );
+    await keep('a', 40);
+    await keep('b', 40);
+    expect(cache.sessionCacheBytes).toBe(80);
+    // A loop's block of 50 bytes: the oldest session value goes to make room, the newest stays.
+    cache.state('loop', () => ({}));
+    cache.hold('loop', 50);
+    expect(cache.heldBytes).toBe(50);
+    expect(cache.sessionCacheBytes).toBe(40);
+    expect(cache.heldSized('a')).toBeUndefined();
+    expect(cache.heldSized('b')).toBeDefined();
+    // A new value fits only beside what the loop holds: the older one goes.
+    await keep('c', 40);
+    expect(cache.heldSized('b')).toBeUndefined();
+    expect(cache.sessionCacheBytes + cache.heldBytes).toBeLessThanOrEqual(100);
+    // The loop's next block replaces its last one in the count.
+    cache.hold('loop', 10);
+    expect(cache.heldBytes).toBe(10);
+    await keep('d', 40);
+    expect(cache.heldSized('c')).toBeDefined();
+    // A state the cache lets go for others holds nothing; nor does one it never kept.
+    for (const key of ['s1', 's2', 's3', 's4']) cache.state(key, () => ({}));
+    expect(cache.heldBytes).toBe(0);
+    cache.hold('gone', 30);
+    expect(cache.heldBytes).toBe(0);
+    // A new data version drops what was held with everything else.
+    cache.state('loop', () => ({}));
+    cache.hold('loop', 60);
+    version = 'v2';
+    expect(cache.currentVersion).toBe('v2');
+    expect(cache.heldBytes).toBe(0);
+  });
 });

@@ -27,7 +27,6 @@ const SIMULATED_WARMUP_SESSIONS = 130;
 
 /** Prices are carried in 1/10000 dollars, the store's precision. */
 const UNITS = 10_000;
-
 const toUnits = (price: number) => Math.round(price * UNITS);
 
 /** The session timeline of a run: dates, their indexes, and where [from, to] sits on it. */

@@ -36,17 +36,11 @@ export type ContractTable = {
 };
 
 const CALL = 1;
-
 const AM = 2;
-
 const MONTHLY = 4;
-
 const WEEKLY = 8;
-
 const QUARTERLY = 16;
-
 const NONSTANDARD = 32;
-
 /** The bits of `ContractTable.flags`, by name. */
 export const CONTRACT_FLAGS = {
   call: CALL,

@@ -31,32 +31,22 @@ import { type RowSource, rowSource } from './snapshot-sql.js';
 
 /** Sessions a block keeps before the session that started it (a current answer may reach back). */
 const LOOKBACK_SESSIONS = 5;
-
 /** Sessions the first block of a loop reads past the session that started it. */
 const FIRST_AHEAD_SESSIONS = 30;
-
 /** Rows a block may hold (16 numbers each, about 130 bytes a row with the open interest). */
 const ROW_BUDGET = 300_000;
-
 /** Rows the first block of a loop may hold: a dense chain (thousands of contracts) reads fewer sessions. */
 const FIRST_ROW_BUDGET = 100_000;
-
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
-
 const MAX_AHEAD_SESSIONS = 1_000;
-
 /** Rows a block of an announced loop may hold (about 70 MB at its widest: the loop within 512 MB). */
 const ANNOUNCED_ROW_BUDGET = 500_000;
-
 /** Where the store's cache keeps an announced loop's period. */
 const SESSION_LOOP_KEY = 'read-ahead|announced-loop';
-
 type SessionLoop = { from?: string; to?: string };
-
 /** How far past the last asked session a request still counts as the loop going on. */
 const LOOP_STRIDE_SESSIONS = 10;
-
 /** How many forward steps in a row make a loop (random requests at a server take one now and then). */
 const LOOP_STEPS = 2;
 
@@ -205,7 +195,6 @@ const WHOLE_HISTORY_AFTER_SESSIONS = 8;
 
 /** About what a block holds a quote row (its columns and index) and an open interest row. */
 const QUOTE_ROW_BYTES = QUOTE_COLUMNS.length * 8 + 8;
-
 const INTEREST_ROW_BYTES = 32;
 
 /** What an underlying's random requests have asked, for `wholeHistoryRows`. */
@@ -420,9 +409,18 @@ async function loopBlock(
     window,
   );
   state.block = pending;
-  pending.catch(() => {
-    if (state.block === pending) state.block = undefined;
-  });
+  // The block the loop holds counts against the session cache's budget, in place of the one before.
+  const key = loopStateKey(scope);
+  pending.then(
+    (made) => {
+      if (state.block === pending) cache.hold(key, made.bytes);
+    },
+    () => {
+      if (state.block !== pending) return;
+      state.block = undefined;
+      cache.hold(key, 0);
+    },
+  );
   block = await pending;
   return covers(block, asOf) && windowHolds(block.window, need, session) ? block : undefined;
 }

@@ -77,6 +77,38 @@ describe('read-ahead for session loops', () => {
     expect(await readAheadRows(reader.sql, cache, at('2020-03-12'), spy)).toBeDefined();
   });
 
+  it('counts the block a loop holds against the session cache, and keeps the loop going as random requests fill it', async () => {
+    const capacity = 8 * 2 ** 20;
+    const cache = new StoreCache(() => reader.dataVersion, { sessionCacheBytes: capacity });
+    const at = (session: string, time = '15:45') =>
+      currentAsOf('live', etWallToSeconds(session, time)) as Extract<AsOf, { kind: 'current' }>;
+    const spy = { underlying: 'SPY' };
+    const fits = () => cache.sessionCacheBytes === 0 || cache.sessionCacheBytes + cache.heldBytes <= capacity;
+    expect(cache.heldBytes).toBe(0);
+    for (const session of ['2020-03-10', '2020-03-11'])
+      await readAheadRows(reader.sql, cache, at(session), spy);
+    expect(await readAheadRows(reader.sql, cache, at('2020-03-12'), spy)).toBeDefined();
+    const held = cache.heldBytes;
+    expect(held).toBeGreaterThan(0);
+    expect(fits()).toBe(true);
+    // Requests at random instants of other months fill the session cache around the loop's block.
+    const random = seededRandom(7);
+    const later = sessionsBetween('2020-05-01', '2020-08-31');
+    for (let i = 0; i < 12; i++) {
+      const session = later[Math.floor(random() * later.length)]!;
+      await sessionPairRows(reader.sql, cache, at(session, '11:00'), spy);
+      expect(fits(), `after ${session}`).toBe(true);
+    }
+    // The loop goes on from the block it holds, still counted.
+    const next = at('2020-03-13');
+    const answer = await readAheadRows(reader.sql, cache, next, spy);
+    expect(answer).toBeDefined();
+    expect(recordsOf(next, answer!)).toEqual(
+      recordsOf(next, rowSource(await scopeRows(reader.sql, next, spy))),
+    );
+    expect(cache.heldBytes).toBe(held);
+  });
+
   it('recognises a minute-by-minute loop inside one session (intraday snapshots) and answers as the query does', async () => {
     const cache = new StoreCache(() => reader.dataVersion);
     const spy = { underlying: 'SPY' };
