@@ -340,6 +340,7 @@ export async function directoryBytes(dir: string): Promise<number> {
 const STORE_CODE = [
   ['src', 'ingest', 'generator'],
   ['src', 'store', 'writer.ts'],
+  ['src', 'store', 'derived-contracts.ts'],
   ['src', 'store', 'parquet.ts'],
   ['src', 'store', 'layout.ts'],
   ['src', 'store', 'schema.ts'],

@@ -5,7 +5,9 @@
  * rows of a block of sessions around it are read once and kept in the store's cache; every as-of whose
  * answer the block holds whole is then answered from memory, by the same rules as `snapshot-sql.ts`.
  * Whatever the block cannot prove complete (a contract whose last snapshot may be older than the block)
- * falls back to the query.
+ * falls back to the query. This file decides which block answers a request (a loop's, a random
+ * instant's session pair, an underlying's whole history, one expiration's session); `block-read.ts`
+ * reads blocks and `block-rows.ts` answers from them.
  */
 import { nextSession, previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
