@@ -119,8 +119,7 @@ export function currentRows(
   const through = lastSessionOf(asOf);
   const cutoff = asOf.cutoffSeconds;
   const throughDay = dayNumberOfIso(through);
-  const { day, quote_time: quoteTime } = block.quotes;
-  const { offsets, byContract, byExpiration, expirations, firstTradedDay } = block;
+  const { offsets, byExpiration, expirations, firstTradedDay } = block;
   const firstDay = dayNumberOfIso(block.first);
   const interestFloorDay = dayNumberOfIso(previousSession(block.first));
   // Only contracts that expire on or after the as-of session are listed: a suffix in expiration order.
@@ -145,7 +144,7 @@ export function currentRows(
   for (const id of suffix) {
     const firstTraded = firstTradedDay[id]!;
     if (firstTraded > throughDay) continue;
-    const found = latestRow(offsets[id]!, offsets[id + 1]!);
+    const found = latestRow(block, offsets[id]!, offsets[id + 1]!, throughDay, cutoff, asOf.eodOnly);
     if (found === -1) {
       // A contract traded before the block may have its latest snapshot before it: only the query knows.
       if (firstTraded < firstDay && !block.carriedQuotes?.[id]) return undefined;
@@ -164,31 +163,61 @@ export function currentRows(
   }
   // Which open interest answers is found only for the rows made into records.
   return blockSource(block, rows, (id) => latestInterest(block.interest, id, cutoff));
+}
 
-  /** The contract's latest row on or before `through` with q ≤ cutoff (`eodOnly`: its sessions' last rows). */
-  function latestRow(start: number, end: number): number {
-    const dayOf = (k: number) => day[byContract[k]!]!;
-    // The last of the contract's rows on or before `through`, by halves over its sessions.
-    const first = firstNot(start, end, (k) => dayOf(k) <= throughDay);
-    let k = first - 1;
-    if (!asOf.eodOnly && k >= start) {
-      // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
-      // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
-      const lastDay = dayOf(k);
-      const sessionStart = firstNot(start, k, (j) => dayOf(j) < lastDay);
-      k = firstNot(sessionStart, first, (j) => quoteTime[byContract[j]!]! <= cutoff) - 1;
-    }
-    for (; k >= start; k--) {
-      const row = byContract[k]!;
-      if (asOf.eodOnly) {
-        // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
-        const lastOfSession = k + 1 === end || day[byContract[k + 1]!] !== day[row];
-        if (!lastOfSession) continue;
-      }
-      if (quoteTime[row]! <= cutoff) return row;
-    }
-    return -1;
+/**
+ * Of a contract's rows `byContract[start…end)` (session, then quote time order), the latest on or before
+ * day `throughDay` with q ≤ cutoff (`eodOnly`: among its sessions' last rows), or -1. Runs once per
+ * contract of an answer: its searches are loops, with no function made per call.
+ */
+function latestRow(
+  block: Block,
+  start: number,
+  end: number,
+  throughDay: number,
+  cutoff: number,
+  eodOnly: boolean,
+): number {
+  const { byContract } = block;
+  const { day, quote_time: quoteTime } = block.quotes;
+  // The last of the contract's rows on or before `through`, by halves over its sessions.
+  const first = firstAbove(day, byContract, start, end, throughDay);
+  let k = first - 1;
+  if (!eodOnly && k >= start) {
+    // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
+    // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
+    const sessionStart = firstAbove(day, byContract, start, k, day[byContract[k]!]! - 1);
+    k = firstAbove(quoteTime, byContract, sessionStart, first, cutoff) - 1;
   }
+  for (; k >= start; k--) {
+    const row = byContract[k]!;
+    if (eodOnly) {
+      // Only a session's last snapshot counts; one taken after the cutoff leaves its session out.
+      const lastOfSession = k + 1 === end || day[byContract[k + 1]!] !== day[row];
+      if (!lastOfSession) continue;
+    }
+    if (quoteTime[row]! <= cutoff) return row;
+  }
+  return -1;
+}
+
+/**
+ * The first `k` in `low…high` whose row's value `values[order[k]]` is above `bound`, the values rising
+ * along `order` over the range (`firstNot` of `≤ bound`, with no function to call).
+ */
+function firstAbove(
+  values: Float64Array,
+  order: Int32Array,
+  low: number,
+  high: number,
+  bound: number,
+): number {
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[order[middle]!]! <= bound) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Contract `id`'s open interest row settled on `settledDay`, or -1. */
