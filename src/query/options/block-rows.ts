@@ -10,7 +10,7 @@ import type { InterestColumns } from './block-columns.js';
 import type { Block } from './block-read.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
 import type { RowSource, SnapshotRow } from './snapshot-sql.js';
-import { firstNot } from './sorted-search.js';
+import { firstAbove, firstNot } from './sorted-search.js';
 
 /** Whether every row an as-of may use lies in the block's sessions (older ones are checked later). */
 export function covers(block: Block, asOf: AsOf): boolean {
@@ -199,25 +199,6 @@ function latestRow(
     if (quoteTime[row]! <= cutoff) return row;
   }
   return -1;
-}
-
-/**
- * The first `k` in `low…high` whose row's value `values[order[k]]` is above `bound`, the values rising
- * along `order` over the range (`firstNot` of `≤ bound`, with no function to call).
- */
-function firstAbove(
-  values: Float64Array,
-  order: Int32Array,
-  low: number,
-  high: number,
-  bound: number,
-): number {
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (values[order[middle]!]! <= bound) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** Contract `id`'s open interest row settled on `settledDay`, or -1. */

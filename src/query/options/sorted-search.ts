@@ -15,3 +15,22 @@ export function firstNot(low: number, high: number, holds: (index: number) => bo
   }
   return low;
 }
+
+/**
+ * The first `k` in `low…high` whose row's value `values[order[k]]` is above `bound`, the values rising
+ * along `order` over the range (`firstNot` of `≤ bound`, with no function to call).
+ */
+export function firstAbove(
+  values: Float64Array,
+  order: Int32Array,
+  low: number,
+  high: number,
+  bound: number,
+): number {
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[order[middle]!]! <= bound) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
