@@ -54,6 +54,11 @@ class Lru<V> {
     return this.entries.has(key);
   }
 
+  /** The value of `key`, without making it the most recently used. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
   delete(key: string): void {
     this.entries.delete(key);
   }
@@ -275,10 +280,13 @@ export class StoreCache {
     return value;
   }
 
-  /** The state kept under `key` for the current data version, if any, without making one. */
+  /**
+   * The state kept under `key` for the current data version, if any, without making one or counting it as
+   * used (what tests and diagnostics read leaves the states the cache keeps as they were).
+   */
   heldState<T>(key: string): T | undefined {
     this.sync();
-    return this.states.get(key) as T | undefined;
+    return this.states.peek(key) as T | undefined;
   }
 
   private sync(): void {

@@ -70,4 +70,15 @@ describe('StoreCache', () => {
     expect(cache.currentVersion).toBe('v2');
     expect(cache.heldBytes).toBe(0);
   });
+
+  it('reads a held state without counting it as used', () => {
+    const cache = new StoreCache(() => 'v1');
+    for (const key of ['a', 'b', 'c', 'd']) cache.state(key, () => key);
+    expect(cache.heldState('a')).toBe('a');
+    expect(cache.heldState('missing')).toBeUndefined();
+    // Four states are kept: a fifth lets the least recently used go, which reading did not change.
+    cache.state('e', () => 'e');
+    expect(cache.heldState('a')).toBeUndefined();
+    expect(cache.heldState('b')).toBe('b');
+  });
 });
