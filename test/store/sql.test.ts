@@ -68,6 +68,22 @@ describe('SqlSession', () => {
     expect([big.columns[0]![299_999], other.columns[0]![199_999]]).toEqual([299_999, 199_999]);
   });
 
+  it('reads DOUBLE NULLs as NaN wherever they fall in a validity word, over several chunks', async () => {
+    // The mask is read a 32-bit word at a time: NULLs scattered, a run across words, whole valid words.
+    const isNull = (i: number) => i % 37 === 5 || (i >= 2040 && i < 2110) || i === 4095 || i === 4096;
+    const { columns } = await sql.doubleColumns(
+      `SELECT CASE WHEN i % 37 = 5 OR i BETWEEN 2040 AND 2109 OR i IN (4095, 4096) THEN NULL
+                   ELSE CAST(i AS DOUBLE) END
+       FROM range(6000) t(i)`,
+    );
+    const values = columns[0]!;
+    expect(values).toHaveLength(6000);
+    const wrong = Array.from(values, (_value, i) => i).filter((i) =>
+      isNull(i) ? !Number.isNaN(values[i]) : values[i] !== i,
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('wraps a failing statement in a StoreError that carries the SQL', async () => {
     const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
