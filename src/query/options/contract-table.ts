@@ -105,7 +105,10 @@ export function inSymbolOrder(columns: (Float64Array | (string | null)[])[]): vo
   let sorted = true;
   for (let i = 1; i < symbols.length && sorted; i++) sorted = symbols[i - 1]! < symbols[i]!;
   if (sorted) return;
-  const order = Int32Array.from(symbols.keys()).sort((a, b) =>
+  // A plain array: its sort merges the sorted runs the rows come in (a file written in expiration order
+  // leaves symbol order where a date's root sorts before the last date's), where a typed array's sort
+  // compares them all over (an intraday SPX table, 11,508 contracts in 5 runs: about 1 ms against 4).
+  const order = Array.from(symbols.keys()).sort((a, b) =>
     symbols[a]! < symbols[b]! ? -1 : symbols[a]! > symbols[b]! ? 1 : 0,
   );
   for (const [c, column] of columns.entries()) {
