@@ -11,6 +11,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
+import { loadContracts } from '../../../src/query/options/block-contracts.js';
+import {
+  CARRY_FIRST_STEP_SESSIONS,
+  latestRowsBefore,
+  quoteLookBack,
+} from '../../../src/query/options/block-read.js';
+import { isoDateOfDay } from '../../../src/query/options/days.js';
 import {
   announceSessionLoop,
   loopBlockDates,
@@ -120,6 +127,62 @@ describe('a loop over contracts left unquoted for a long time', () => {
       }
     }
   }, 240_000);
+});
+
+describe('the look back for carried rows', () => {
+  it('finds each contract its latest row, newest steps first, however far back it is', async () => {
+    const scope = { underlying: 'XYZ' };
+    const before = '2019-05-15';
+    // Contracts listed in the first period: some quoted up to `before` (found by the first step), the rest
+    // last quoted at the first period's end, months back (found by a later one).
+    const latest = new Map(
+      (
+        await reader.sql.all<{ symbol: string; day: string }>(
+          `SELECT q.option_symbol AS symbol, strftime(max(q.session_date), '%Y-%m-%d') AS day
+           FROM option_quotes q JOIN contracts c USING (option_symbol)
+           WHERE q.underlying = 'XYZ' AND c.first_traded < DATE '2019-02-01'
+             AND q.session_date <= CAST($before AS DATE)
+           GROUP BY 1`,
+          { before },
+        )
+      ).map(({ symbol, day }) => [symbol, day]),
+    );
+    const days = new Set(latest.values());
+    expect(days.has(before) && days.has('2019-02-28')).toBe(true);
+    const known = await loadContracts(
+      reader.sql,
+      new StoreCache(() => reader.dataVersion),
+      scope,
+      before,
+      before,
+    );
+    const symbols = [...latest.keys()].filter((symbol) =>
+      known.contracts.some((contract) => contract.option_symbol === symbol),
+    );
+    const parts = await latestRowsBefore(
+      reader.sql,
+      'XYZ',
+      known,
+      symbols,
+      '2019-01-02',
+      before,
+      quoteLookBack(known),
+    );
+    // Found in more than one step (the first reaches `CARRY_FIRST_STEP_SESSIONS` sessions back, not to
+    // the first period), each contract once, on its latest session.
+    expect(sessionsBetween('2019-02-28', before).length).toBeGreaterThan(CARRY_FIRST_STEP_SESSIONS);
+    expect(parts.length).toBeGreaterThan(1);
+    const found = parts.flatMap((part) =>
+      Array.from(part.contract, (id, row) => [
+        known.contracts[id]!.option_symbol,
+        isoDateOfDay(part.day[row]!),
+      ]),
+    );
+    expect(new Set(found.map(([symbol]) => symbol)).size).toBe(found.length);
+    expect(new Map(found.map(([symbol, day]) => [symbol, day]))).toEqual(
+      new Map(symbols.map((symbol) => [symbol, latest.get(symbol)])),
+    );
+  }, 60_000);
 });
 
 describe('a current chain at a random instant over contracts left unquoted for a long time', () => {
