@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { openStore, type Store, storeInternals } from '../src/library/store.js';
 import { etWallToSeconds, previousSession } from '../src/market-time/index.js';
 import { currentAsOf } from '../src/pit/as-of.js';
+import { asDouble, SYMBOL_KEY } from '../src/query/options/block-sql.js';
 import { OPTION_COLUMNS, type OptionField } from '../src/query/options/columns.js';
 import { assemble, scopeRows } from '../src/query/options/scope-answer.js';
 import { rowSource } from '../src/query/options/snapshot-sql.js';
@@ -27,32 +28,24 @@ import {
 } from './generated-store.js';
 import { defineBenchmark, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
 
-/** The manifest's files of one partition of a table, as absolute paths. */
+/**
+ * The manifest's files of one partition of a table, as absolute paths: with `session`, only those whose
+ * sessions hold it, as the store's reader picks them.
+ */
 function partitionFiles(
   dir: string,
   manifest: Manifest,
   table: TableName,
   partition: Record<string, string>,
+  session?: string,
 ): string[] {
+  const holds = (sessions: { first: string; last: string } | undefined) =>
+    session === undefined ||
+    sessions === undefined ||
+    (sessions.first <= session && session <= sessions.last);
   return manifest.tables[table]
     .filter((file) => Object.entries(partition).every(([key, value]) => file.partition[key] === value))
-    .map((file) => join(dir, file.path));
-}
-
-/** The manifest's files of one partition of a table that hold `session`, as the store's reader picks them. */
-function sessionFiles(
-  dir: string,
-  manifest: Manifest,
-  table: TableName,
-  partition: Record<string, string>,
-  session: string,
-): string[] {
-  return manifest.tables[table]
-    .filter((file) => Object.entries(partition).every(([key, value]) => file.partition[key] === value))
-    .filter(
-      (file) =>
-        file.sessions === undefined || (file.sessions.first <= session && session <= file.sessions.last),
-    )
+    .filter((file) => holds(file.sessions))
     .map((file) => join(dir, file.path));
 }
 
@@ -73,28 +66,26 @@ function frontRowsSql(
 ): string {
   const previous = previousSession(session);
   const year = (date: string) => ({ underlying, year: date.slice(0, 4) });
-  const quotes = sessionFiles(dir, manifest, 'option_quotes', year(session), session);
-  const interest = sessionFiles(dir, manifest, 'open_interest', year(previous), previous);
+  const quotes = partitionFiles(dir, manifest, 'option_quotes', year(session), session);
+  const interest = partitionFiles(dir, manifest, 'open_interest', year(previous), previous);
   // The root and date: an OCC symbol ends with the side and eight strike digits.
   const date = symbol.slice(0, -9);
   const symbols = `option_symbol >= ${quoteLiteral(date)} AND option_symbol < ${quoteLiteral(`${date}~`)}`;
-  const double = (column: string) => `CAST(${column} AS DOUBLE)`;
-  const seconds = (column: string) => double(`epoch_ms(${column}) / 1000`);
-  const key = double('hash(option_symbol) >> 11');
+  const seconds = (column: string) => asDouble(`epoch_ms(q.${column}) / 1000`);
   const quoteColumns = [
-    key,
+    SYMBOL_KEY('q'),
     seconds('quote_time'),
-    ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map(double),
+    ...['bid', 'ask', 'bid_size', 'ask_size', '"last"', 'volume'].map((column) => asDouble(`q.${column}`)),
     seconds('volume_time'),
-    double('underlying_price'),
+    asDouble('q.underlying_price'),
   ];
-  const interestColumns = [key, seconds('published_at'), double('open_interest')];
-  const none = Array.from({ length: quoteColumns.length - interestColumns.length }, () => double('NULL'));
+  const interestColumns = [SYMBOL_KEY('q'), seconds('published_at'), asDouble('q.open_interest')];
+  const none = Array.from({ length: quoteColumns.length - interestColumns.length }, () => asDouble('NULL'));
   return `
-    SELECT ${quoteColumns.join(', ')} FROM read_parquet(${fileList(quotes)})
+    SELECT ${quoteColumns.join(', ')} FROM read_parquet(${fileList(quotes)}) q
     WHERE session_date = DATE ${quoteLiteral(session)} AND ${symbols}
     UNION ALL
-    SELECT ${[...interestColumns, ...none].join(', ')} FROM read_parquet(${fileList(interest)})
+    SELECT ${[...interestColumns, ...none].join(', ')} FROM read_parquet(${fileList(interest)}) q
     WHERE settled_session = DATE ${quoteLiteral(previous)} AND ${symbols}`;
 }
 

@@ -334,14 +334,15 @@ async function carriedRows(
   // From the session before the earliest first traded session (see needsInterest above).
   const oiFrom = previousSession(from);
   const oiBefore = previousSession(oiFirst);
-  const interestFound = await latestRowsBefore(sql, underlying, known, symbols, oiFrom, oiBefore, {
-    table: 'open_interest',
-    alias: 'o',
-    select: interestColumnsSql(known.keys),
-    session: 'settled_session',
-    latestFirst: 'o.settled_session DESC',
-    names: INTEREST_NAMES,
-  });
+  const interestFound = await latestRowsBefore(
+    sql,
+    underlying,
+    known,
+    symbols,
+    oiFrom,
+    oiBefore,
+    interestLookBack(known),
+  );
   return {
     quotes: concatenated([quotesHeld, ...quotesFound], QUOTE_COLUMNS),
     interest: concatenated([interestHeld, ...interestFound], INTEREST_NAMES),
@@ -374,6 +375,18 @@ export function quoteLookBack(known: ScopeContracts): LookBack<typeof QUOTE_COLU
     session: 'session_date',
     latestFirst: 'q.session_date DESC, q.quote_time DESC',
     names: QUOTE_COLUMNS,
+  };
+}
+
+/** The look back for contracts' latest open interest (`latestRowsBefore`). */
+function interestLookBack(known: ScopeContracts): LookBack<typeof INTEREST_NAMES> {
+  return {
+    table: 'open_interest',
+    alias: 'o',
+    select: interestColumnsSql(known.keys),
+    session: 'settled_session',
+    latestFirst: 'o.settled_session DESC',
+    names: INTEREST_NAMES,
   };
 }
 
