@@ -20,6 +20,9 @@ import {
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
 import type { TableName } from './schema.js';
+import { inlineParams, quoteIdentifier, type SqlParams } from './sql-text.js';
+
+export { quoteIdentifier, quoteLiteral, type SqlParams, type SqlValue } from './sql-text.js';
 
 /** Whether 32-bit words of a 64-bit validity mask read in bit order (every platform Node runs on, in practice). */
 const LITTLE_ENDIAN = os.endianness() === 'LE';
@@ -106,9 +109,6 @@ function readTexts(vector: TextVector, count: number, target: (string | null)[],
 /** How often `close` interrupts again while statements asked before it are still running. */
 const CLOSE_INTERRUPT_MS = 10;
 
-/** A value that may be bound to a `$n` / `$name` placeholder. */
-export type SqlValue = string | number | boolean | bigint | null;
-export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
 export type SqlRow = Record<string, unknown>;
 
 /** Options for a new in-process DuckDB database. */
@@ -233,7 +233,7 @@ export class SqlSession {
 
   private async runStatement(sql: string, params?: SqlParams): Promise<void> {
     try {
-      await this.retrying(sql, () => this.connection.run(sql, params as never));
+      await this.retrying(sql, () => this.connection.run(...statementOf(sql, params)));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -285,7 +285,7 @@ export class SqlSession {
   ): Promise<{ names: string[]; columns: unknown[][] }> {
     let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
     try {
-      reader = await this.retrying(sql, () => this.connection.runAndReadAll(sql, params as never));
+      reader = await this.retrying(sql, () => this.connection.runAndReadAll(...statementOf(sql, params)));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -328,7 +328,7 @@ export class SqlSession {
     // connection runs, and concurrent requests share the connection.
     let result: Awaited<ReturnType<DuckDBConnection['run']>>;
     try {
-      result = await this.retrying(sql, () => this.connection.run(sql, params as never));
+      result = await this.retrying(sql, () => this.connection.run(...statementOf(sql, params)));
     } catch (cause) {
       throw new StoreError(`SQL failed: ${messageOf(cause)}`, { sql, cause });
     }
@@ -506,14 +506,13 @@ export class SqlSession {
   private interrupting: ReturnType<typeof setInterval> | undefined;
 }
 
-/** Quotes an identifier for interpolation into SQL (the only thing ever interpolated). */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** A string literal for the rare places DuckDB refuses a parameter (e.g. `COPY … TO '<path>'`). */
-export function quoteLiteral(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+/**
+ * A statement as the driver is handed it: with its values written into its text when they can be
+ * (`inlineParams`: planned on a worker thread, with constants), else as given.
+ */
+function statementOf(sql: string, params: SqlParams | undefined): [string, never] {
+  const inlined = inlineParams(sql, params);
+  return (inlined === undefined ? [sql, params] : [inlined, undefined]) as [string, never];
 }
 
 function messageOf(cause: unknown): string {
