@@ -84,6 +84,28 @@ describe('SqlSession', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('reads INTEGER columns into the same Float64Arrays, extremes exact and NULLs as NaN', async () => {
+    const { columns } = await sql.doubleColumns(
+      `SELECT CASE WHEN i % 11 = 3 THEN NULL WHEN i = 1 THEN -2147483648 WHEN i = 2 THEN 2147483647
+                   ELSE CAST(i - 3000 AS INTEGER) END,
+              CAST(i AS DOUBLE) / 4
+       FROM range(5000) t(i)`,
+    );
+    const [integers, doubles] = columns as [Float64Array, Float64Array];
+    const expected = (i: number) =>
+      i % 11 === 3 ? Number.NaN : i === 1 ? -2147483648 : i === 2 ? 2147483647 : i - 3000;
+    const wrong = Array.from(integers, (_value, i) => i).filter(
+      (i) => !Object.is(integers[i], expected(i)) || doubles[i] !== i / 4,
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('refuses a column of another type, naming it', async () => {
+    await expect(sql.typedColumns('SELECT CAST(1 AS BIGINT) AS wide')).rejects.toThrow(
+      /column wide is not DOUBLE, INTEGER or VARCHAR/,
+    );
+  });
+
   it('wraps a failing statement in a StoreError that carries the SQL', async () => {
     const error = await sql.run('SELECT * FROM no_such_table').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);

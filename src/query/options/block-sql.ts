@@ -1,5 +1,5 @@
 /**
- * The SQL of block reads: which store columns a block reads and how each is handed over as a DOUBLE
+ * The SQL of block reads: which store columns a block reads and how each is handed over as a number
  * (strings cost more to read than a session's other columns), and the bounds that let a Parquet scan
  * skip row groups of other dates.
  */
@@ -17,20 +17,27 @@ export function contractKeySql(alias: string, keys: object | undefined): string 
   return keys === undefined ? `${alias}.option_symbol` : SYMBOL_KEY(alias);
 }
 
-/** An SQL expression as DOUBLE: the one type the store's columns are read in as typed arrays. */
+/** An SQL expression as DOUBLE: the type the store's columns are read in as typed arrays. */
 export const asDouble = (expression: string) => `CAST(${expression} AS DOUBLE)`;
 
-/** A DATE column as its day number (days since 1970-01-01, `days.ts`), as DOUBLE. */
-export const dayNumberSql = (column: string) => asDouble(`${column} - DATE '1970-01-01'`);
+/**
+ * An SQL expression whose values are 32-bit integers by the store's schema (a size, a day number, flags),
+ * as INTEGER: read into the same Float64Arrays, at half the bytes of a DOUBLE to hand over
+ * (`SqlSession.typedColumns`).
+ */
+export const asInteger = (expression: string) => `CAST(${expression} AS INTEGER)`;
 
-/** Each of `QUOTE_COLUMNS` after the contract: the store's column of quotes `q` it reads, as DOUBLE. */
+/** A DATE column as its day number (days since 1970-01-01, `days.ts`), as INTEGER. */
+export const dayNumberSql = (column: string) => asInteger(`${column} - DATE '1970-01-01'`);
+
+/** Each of `QUOTE_COLUMNS` after the contract: the store's column of quotes `q` it reads, and how. */
 const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, readonly [string, string]> = {
   day: ['session_date', dayNumberSql('q.session_date')],
   quote_time: ['quote_time', asDouble('epoch_ms(q.quote_time) / 1000')],
   bid: ['bid', asDouble('q.bid')],
   ask: ['ask', asDouble('q.ask')],
-  bid_size: ['bid_size', asDouble('q.bid_size')],
-  ask_size: ['ask_size', asDouble('q.ask_size')],
+  bid_size: ['bid_size', asInteger('q.bid_size')],
+  ask_size: ['ask_size', asInteger('q.ask_size')],
   last: ['last', asDouble('q."last"')],
   volume: ['volume', asDouble('q.volume')],
   volume_time: ['volume_time', asDouble('epoch_ms(q.volume_time) / 1000')],
@@ -46,7 +53,7 @@ const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, r
 const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
 
 /**
- * The `QUOTE_COLUMNS` of quotes `q`, all as DOUBLE, the contract as its symbol's hash (with `keys`) or as
+ * The `QUOTE_COLUMNS` of quotes `q`, as numbers, the contract as its symbol's hash (with `keys`) or as
  * its symbol; but for the store columns in `empty` (NULL in every file read), which are not read:
  * `withEmpty` puts them back as NaN. Each column costs about as much to hand over from DuckDB as to read.
  */
@@ -87,7 +94,7 @@ export function symbolRangesSql(alias: string, expiration: string, roots: readon
   return `AND (${ranges.join(' OR ')})`;
 }
 
-/** Open interest `o`'s contract, settled session (a day number), open interest and publication, as DOUBLE. */
+/** Open interest `o`'s contract, settled session (a day number), open interest and publication, as numbers. */
 export function interestColumnsSql(keys: object | undefined): string {
   const double = asDouble;
   return [

@@ -170,7 +170,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
          flag('weekly', WEEKLY),
          flag('quarterly', QUARTERLY),
          flag('nonstandard', NONSTANDARD),
-       ].join(' + ')} AS DOUBLE),
+       ].join(' + ')} AS INTEGER),
        ${SYMBOL_KEY('c')}
      FROM ${from} c WHERE c.underlying = $underlying`,
     { underlying },

@@ -13,7 +13,7 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
-import { asDouble, contractKeySql, symbolRangesSql } from './block-sql.js';
+import { asDouble, asInteger, contractKeySql, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
@@ -103,19 +103,20 @@ async function loadSession(
   ]);
   const key = (alias: string) => contractKeySql(alias, table.keys);
   const double = asDouble;
-  const none = double('NULL');
+  // The sizes are INTEGER (half the bytes to hand over), so the open interest rows' NULLs there are too.
+  const none = SESSION_COLUMNS.slice(2).map((name) =>
+    name === 'bid_size' || name === 'ask_size' ? asInteger('NULL') : double('NULL'),
+  );
   const { columns } = await sql.typedColumns(
     `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${double('epoch_ms(q.quote_time) / 1000')},
-       ${double('q.bid')}, ${double('q.ask')}, ${double('q.bid_size')}, ${double('q.ask_size')},
+       ${double('q.bid')}, ${double('q.ask')}, ${asInteger('q.bid_size')}, ${asInteger('q.ask_size')},
        ${double('q."last"')}, ${double('q.volume')}, ${double('epoch_ms(q.volume_time) / 1000')},
        ${double('q.underlying_price')}
      FROM ${quoteSource} q
      WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE) ${only('q')}
      UNION ALL
      SELECT ${double(String(INTEREST_ROW))}, ${key('o')}, ${double('epoch_ms(o.published_at) / 1000')},
-       ${double('o.open_interest')}, ${Array(SESSION_COLUMNS.length - 2)
-         .fill(none)
-         .join(', ')}
+       ${double('o.open_interest')}, ${none.join(', ')}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying AND o.settled_session = CAST($settled AS DATE) ${only('o')}`,
     { underlying, session, settled },
