@@ -28,13 +28,67 @@ export function footerProblem(file: string): string | undefined {
  * read (the query that reads the file then says what is wrong).
  */
 export function allNullColumns(file: string): ReadonlySet<string> {
-  const read = footerBytes(file);
-  if (typeof read === 'string') return new Set();
   const valued = new Set<string>();
   const seen = new Set<string>();
+  const walked = eachColumnChunk(file, (chunk) => {
+    seen.add(chunk.name);
+    if (chunk.values < 0 || chunk.nulls < chunk.values) valued.add(chunk.name);
+  });
+  if (!walked) return new Set();
+  return new Set([...seen].filter((name) => !valued.has(name)));
+}
+
+/**
+ * The least and greatest value of each integer column of `file` (Parquet INT32 or INT64: integers, and
+ * decimals as their unscaled digits), by its footer's statistics: [+∞, −∞] for a column of NULLs only;
+ * left out when a chunk of it holding values states no minimum or maximum. Empty when the footer cannot
+ * be read.
+ */
+export function integerBounds(file: string): ReadonlyMap<string, readonly [number, number]> {
+  const bounds = new Map<string, [number, number]>();
+  const unknown = new Set<string>();
+  const walked = eachColumnChunk(file, (chunk) => {
+    if (unknown.has(chunk.name)) return;
+    // A chunk of NULLs only states no bounds, and holds no value to bound (an empty range until one does).
+    if (chunk.values >= 0 && chunk.nulls === chunk.values) {
+      if (!bounds.has(chunk.name))
+        bounds.set(chunk.name, [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+      return;
+    }
+    if (chunk.min === undefined || chunk.max === undefined) {
+      unknown.add(chunk.name);
+      bounds.delete(chunk.name);
+      return;
+    }
+    const known = bounds.get(chunk.name);
+    if (known === undefined) bounds.set(chunk.name, [chunk.min, chunk.max]);
+    else {
+      known[0] = Math.min(known[0], chunk.min);
+      known[1] = Math.max(known[1], chunk.max);
+    }
+  });
+  return walked ? bounds : new Map();
+}
+
+/** What a column chunk's metadata says (`readColumnMeta`). */
+type ChunkMeta = {
+  name: string;
+  /** Values and NULLs counted (-1: not said). */
+  values: number;
+  nulls: number;
+  /** The Parquet physical type (`PHYSICAL_INT32`, `PHYSICAL_INT64`, …; -1: not said). */
+  physical: number;
+  /** For an INT32 or INT64 chunk, its statistics' least and greatest value, when said. */
+  min: number | undefined;
+  max: number | undefined;
+};
+
+/** Hands every column chunk of every row group of `file` to `visit`; false when the footer does not walk. */
+function eachColumnChunk(file: string, visit: (chunk: ChunkMeta) => void): boolean {
+  const read = footerBytes(file);
+  if (typeof read === 'string') return false;
   try {
-    // FileMetaData.row_groups (4) → RowGroup.columns (1) → ColumnChunk.meta_data (3) → ColumnMetaData:
-    // path_in_schema (3), num_values (5), statistics (12) → Statistics.null_count (3).
+    // FileMetaData.row_groups (4) → RowGroup.columns (1) → ColumnChunk.meta_data (3) → ColumnMetaData.
     readStruct(read, 0, 0, (id, type, at) => {
       if (id !== 4 || type !== LIST) return undefined;
       return readList(read, at, 1, (element, position) =>
@@ -47,20 +101,26 @@ export function allNullColumns(file: string): ReadonlySet<string> {
                   ? undefined
                   : readStruct(read, chunkAt, 2, (chunkField, metaType, metaAt) => {
                       if (chunkField !== 3 || metaType !== STRUCT) return undefined;
-                      const meta = { name: '', values: -1, nulls: -1 };
+                      const meta: ChunkMeta = {
+                        name: '',
+                        values: -1,
+                        nulls: -1,
+                        physical: -1,
+                        min: undefined,
+                        max: undefined,
+                      };
                       const end = readColumnMeta(read, metaAt, meta);
-                      seen.add(meta.name);
-                      if (meta.values < 0 || meta.nulls < meta.values) valued.add(meta.name);
+                      visit(meta);
                       return end;
                     }),
               );
             }),
       );
     });
+    return true;
   } catch {
-    return new Set();
+    return false;
   }
-  return new Set([...seen].filter((name) => !valued.has(name)));
 }
 
 /** The footer's bytes of `file`, or what is wrong with it. */
@@ -92,18 +152,30 @@ function footerBytes(file: string): Buffer | string {
 }
 
 /** Thrift compact types the footer walks read by name. */
+const I32 = 5;
 const I64 = 6;
 const BINARY = 8;
 const LIST = 9;
 const STRUCT = 12;
 
-/** A ColumnMetaData's first path element, value count and NULL count (-1 when absent) into `out`. */
-function readColumnMeta(
-  bytes: Buffer,
-  at: number,
-  out: { name: string; values: number; nulls: number },
-): number {
-  return readStruct(bytes, at, 3, (id, type, position) => {
+/** Parquet physical types whose statistics are little-endian signed integers. */
+const PHYSICAL_INT32 = 1;
+const PHYSICAL_INT64 = 2;
+
+/**
+ * A ColumnMetaData's physical type, first path element, value count, NULL count (-1 when absent) and, for
+ * an integer column, its statistics' least and greatest value into `out`.
+ */
+function readColumnMeta(bytes: Buffer, at: number, out: ChunkMeta): number {
+  // Statistics: max (1) and min (2) are the old fields, max_value (5) and min_value (6) the new ones;
+  // for signed integers both orders agree, and the new ones are taken when present.
+  const stats: (number | undefined)[] = [];
+  const end = readStruct(bytes, at, 3, (id, type, position) => {
+    if (id === 1 && type === I32) {
+      const [value, after] = readVarint(bytes, position);
+      out.physical = unzigzag(value);
+      return after;
+    }
     if (id === 3 && type === LIST) {
       let first = true;
       return readList(bytes, position, 4, (element, elementAt) => {
@@ -121,14 +193,37 @@ function readColumnMeta(
     }
     if (id === 12 && type === STRUCT) {
       return readStruct(bytes, position, 4, (statField, statType, statAt) => {
-        if (statField !== 3 || statType !== I64) return undefined;
-        const [value, after] = readVarint(bytes, statAt);
-        out.nulls = unzigzag(value);
-        return after;
+        if (statField === 3 && statType === I64) {
+          const [value, after] = readVarint(bytes, statAt);
+          out.nulls = unzigzag(value);
+          return after;
+        }
+        if (
+          (statField === 1 || statField === 2 || statField === 5 || statField === 6) &&
+          statType === BINARY
+        ) {
+          const [length, after] = readVarint(bytes, statAt);
+          if (after + length > bytes.length) throw new Error('past the end');
+          stats[statField] = signedLittleEndian(bytes, after, length);
+          return after + length;
+        }
+        return undefined;
       });
     }
     return undefined;
   });
+  if (out.physical === PHYSICAL_INT32 || out.physical === PHYSICAL_INT64) {
+    out.max = stats[5] ?? stats[1];
+    out.min = stats[6] ?? stats[2];
+  }
+  return end;
+}
+
+/** A 4- or 8-byte little-endian signed integer as a number (past 2^53 only roughly: such a bound fits nothing narrower anyway); else undefined. */
+function signedLittleEndian(bytes: Buffer, at: number, length: number): number | undefined {
+  if (length === 4) return bytes.readInt32LE(at);
+  if (length === 8) return Number(bytes.readBigInt64LE(at));
+  return undefined;
 }
 
 /** A zigzag-encoded integer's value. */

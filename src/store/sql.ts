@@ -130,7 +130,10 @@ export type TableSource = (
   sessions?: SessionRange,
 ) => Promise<string>;
 
-/** Finds the columns without a value in one partition of a table (see `SqlSession.emptyColumns`). */
+/**
+ * Finds, in one partition of a table, the columns without a value (`SqlSession.emptyColumns`) or the
+ * integer columns whose values fit in 32 bits (`SqlSession.int32Columns`).
+ */
 export type EmptyColumnSource = (
   table: TableName,
   partition: Readonly<Record<string, string>>,
@@ -152,6 +155,8 @@ export class SqlSession {
   tableSource: TableSource | undefined;
   /** Set by a store reader: the columns with no value in the files `from` would name (see `emptyColumns`). */
   emptySource: EmptyColumnSource | undefined;
+  /** Set by a store reader: the integer columns whose values fit in 32 bits (see `int32Columns`). */
+  int32Source: EmptyColumnSource | undefined;
   /** Set by a store reader: a partition's rows and sessions (see `extent`). */
   extentSource: ExtentSource | undefined;
   /**
@@ -215,6 +220,20 @@ export class SqlSession {
     sessions?: SessionRange,
   ): ReadonlySet<string> {
     return this.emptySource?.(table, partition, sessions) ?? new Set();
+  }
+
+  /**
+   * The integer columns (integers, and decimals by their unscaled digits) whose every value in the files of
+   * one partition of a table (and, optionally, a range of sessions) lies within a 32-bit integer, as the
+   * files' footers say: a reader may hand them over as INTEGER, at half a DOUBLE's bytes. Empty outside a
+   * store reader.
+   */
+  int32Columns(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): ReadonlySet<string> {
+    return this.int32Source?.(table, partition, sessions) ?? new Set();
   }
 
   /**

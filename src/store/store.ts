@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { allNullColumns } from './footer.js';
+import { allNullColumns, integerBounds } from './footer.js';
 import {
   type DamagedFile,
   describeDamage,
@@ -33,6 +33,10 @@ import {
 /** The DuckDB memory limit of a reader unless the caller sets one. */
 export const DEFAULT_READER_MEMORY = '256MB';
 
+/** The values a 32-bit INTEGER holds (`int32Columns`). */
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
 /** Options for opening a store. */
 export type OpenStoreOptions = SqlOptions;
 
@@ -51,6 +55,8 @@ export class StoreReader {
   private readonly badFooters = new Map<string, DamagedFile>();
   /** Per file path: the columns its footer says hold only NULLs (`emptyColumns`). */
   private readonly nullColumns = new Map<string, ReadonlySet<string>>();
+  /** Per file path: the integer columns its footer bounds within 32 bits (`int32Columns`). */
+  private readonly int32Fits = new Map<string, ReadonlySet<string>>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
   private readonly made = new Map<TableName, Promise<void>>();
   /** The views made and done (`made` also holds those still being made). */
@@ -101,6 +107,7 @@ export class StoreReader {
     sql.prepare = (text) => reader.viewsOf(text);
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
     sql.emptySource = (table, partition, sessions) => reader.emptyColumns(table, partition, sessions);
+    sql.int32Source = (table, partition, sessions) => reader.int32Columns(table, partition, sessions);
     sql.extentSource = (table, partition) => reader.extent(table, partition);
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
@@ -244,26 +251,58 @@ export class StoreReader {
   }
 
   /**
+   * The integer columns whose every value in the files of one partition of a table (within a range of
+   * sessions) fits in a 32-bit integer, by the files' footers (`integerBounds`).
+   */
+  int32Columns(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions?: SessionRange,
+  ): ReadonlySet<string> {
+    return this.inEveryFile(table, partition, sessions, this.int32Fits, (file) => {
+      const fitting = [...integerBounds(file)].filter(
+        ([, [low, high]]) => low >= INT32_MIN && high <= INT32_MAX,
+      );
+      return new Set(fitting.map(([name]) => name));
+    });
+  }
+
+  /**
    * The columns every file of one partition of a table (within a range of sessions) holds only NULLs in, by
-   * the files' footers: each file's read once (store files never change), then kept.
+   * the files' footers (`allNullColumns`).
    */
   emptyColumns(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    let empty: Set<string> | undefined;
+    return this.inEveryFile(table, partition, sessions, this.nullColumns, allNullColumns);
+  }
+
+  /**
+   * The names in the set of every file of one partition of a table (within a range of sessions): each
+   * file's set is read once by `read` (store files never change) and kept in `kept`.
+   */
+  private inEveryFile(
+    table: TableName,
+    partition: Readonly<Record<string, string>>,
+    sessions: SessionRange | undefined,
+    kept: Map<string, ReadonlySet<string>>,
+    read: (file: string) => ReadonlySet<string>,
+  ): ReadonlySet<string> {
+    let common: Set<string> | undefined;
     for (const entry of this.current.tables[table]) {
       if (!inPartition(entry, partition, sessions)) continue;
-      let nulls = this.nullColumns.get(entry.path);
-      if (nulls === undefined) {
-        nulls = allNullColumns(path.join(this.dir, entry.path));
-        this.nullColumns.set(entry.path, nulls);
+      let names = kept.get(entry.path);
+      if (names === undefined) {
+        names = read(path.join(this.dir, entry.path));
+        kept.set(entry.path, names);
       }
-      empty = new Set(empty === undefined ? nulls : [...empty].filter((name) => nulls!.has(name)));
-      if (empty.size === 0) break;
+      const those = names;
+      common = new Set(common === undefined ? those : [...common].filter((name) => those.has(name)));
+      if (common.size === 0) break;
     }
-    return empty ?? new Set();
+    return common ?? new Set();
   }
 
   /** One partition's rows and the sessions they span, from the pinned manifest (see `SqlSession.extent`). */

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allNullColumns, footerProblem } from '../../src/store/footer.js';
+import { allNullColumns, footerProblem, integerBounds } from '../../src/store/footer.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SqlSession } from '../../src/store/sql.js';
 
@@ -103,5 +103,64 @@ describe('the columns a footer says are all NULL', () => {
     const file = path.join(dir, 'not-parquet.parquet');
     await fs.writeFile(file, 'not parquet at all');
     expect(allNullColumns(file).size).toBe(0);
+  });
+});
+
+describe('the integer bounds a footer states', () => {
+  it('are the least and greatest unscaled value DuckDB finds in each integer column of the sample', async () => {
+    const manifest = (await readManifest('data/sample'))!;
+    // Each column with its scale: decimals are stored as their unscaled digits.
+    const columns: Record<string, Record<string, number>> = {
+      option_quotes: {
+        bid: 2,
+        ask: 2,
+        last: 2,
+        underlying_price: 4,
+        iv: 6,
+        delta: 6,
+        bid_size: 0,
+        volume: 0,
+      },
+      open_interest: { open_interest: 0 },
+    };
+    let compared = 0;
+    for (const table of ['option_quotes', 'open_interest'] as const) {
+      for (const file of manifest.tables[table]) {
+        const at = path.join('data/sample', file.path);
+        const bounds = integerBounds(at);
+        for (const [column, scale] of Object.entries(columns[table]!)) {
+          const unscaled = `CAST("${column}" * ${10 ** scale} AS BIGINT)`;
+          const [row] = await sql.all<{ low: number | null; high: number | null }>(
+            `SELECT min(${unscaled}) AS low, max(${unscaled}) AS high FROM read_parquet($at)`,
+            { at },
+          );
+          const expected =
+            row!.low === null
+              ? [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]
+              : [Number(row!.low), Number(row!.high)];
+          expect(bounds.get(column), `${file.path} ${column}`).toEqual(expected);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
+  it('bound only the values held, and leave out every column of a footer that does not walk', async () => {
+    const file = path.join(dir, 'bounds.parquet');
+    await sql.run(
+      `COPY (SELECT CAST(i AS INTEGER) AS small, CAST(i AS BIGINT) * 4000000000 AS large,
+                    CASE WHEN i < 50000 THEN CAST(i AS INTEGER) END AS some, CAST(NULL AS INTEGER) AS nothing
+             FROM range(-100, 100000) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`,
+    );
+    const bounds = integerBounds(file);
+    expect(bounds.get('small')).toEqual([-100, 99999]);
+    expect(bounds.get('large')).toEqual([-400000000000, 99999 * 4000000000]);
+    // The last row groups of `some` are all NULL: they state no bounds and bound no value.
+    expect(bounds.get('some')).toEqual([-100, 49999]);
+    expect(bounds.get('nothing')).toEqual([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+    const broken = path.join(dir, 'bounds-broken.parquet');
+    await fs.writeFile(broken, (await fs.readFile(file)).subarray(0, 1000));
+    expect(integerBounds(broken).size).toBe(0);
   });
 });
