@@ -112,8 +112,9 @@ async function ensureStore(ctx: BenchContext): Promise<{ dir: string; rows: numb
 const stemOf = (session: string) => `SPXW${session.slice(2).replaceAll('-', '')}`;
 
 /**
- * The baseline: a prepared DuckDB statement over the store's option_quotes files of SPX 2023, answering
- * every contract of the session's SPXW expiration at its latest snapshot of that session known by T.
+ * The baseline: one DuckDB statement with parameters (run as `SqlSession` runs every one) over the
+ * store's option_quotes files of SPX 2023, answering every contract of the session's SPXW expiration at
+ * its latest snapshot of that session known by T.
  */
 async function baseline(
   dir: string,
