@@ -8,7 +8,7 @@ import os from 'node:os';
 import {
   type DuckDBConnection,
   DuckDBDataChunk,
-  type DuckDBDecimalType,
+  DuckDBDecimalType,
   DuckDBDecimalValue,
   DuckDBInstance,
   type DuckDBType,
@@ -132,7 +132,7 @@ export type TableSource = (
 
 /**
  * Finds, in one partition of a table, the columns without a value (`SqlSession.emptyColumns`) or the
- * integer columns whose values fit in 32 bits (`SqlSession.int32Columns`).
+ * integer columns whose values have at most nine digits (`SqlSession.narrowColumns`).
  */
 export type EmptyColumnSource = (
   table: TableName,
@@ -155,8 +155,8 @@ export class SqlSession {
   tableSource: TableSource | undefined;
   /** Set by a store reader: the columns with no value in the files `from` would name (see `emptyColumns`). */
   emptySource: EmptyColumnSource | undefined;
-  /** Set by a store reader: the integer columns whose values fit in 32 bits (see `int32Columns`). */
-  int32Source: EmptyColumnSource | undefined;
+  /** Set by a store reader: the integer columns whose values have at most nine digits (see `narrowColumns`). */
+  narrowSource: EmptyColumnSource | undefined;
   /** Set by a store reader: a partition's rows and sessions (see `extent`). */
   extentSource: ExtentSource | undefined;
   /**
@@ -224,16 +224,16 @@ export class SqlSession {
 
   /**
    * The integer columns (integers, and decimals by their unscaled digits) whose every value in the files of
-   * one partition of a table (and, optionally, a range of sessions) lies within a 32-bit integer, as the
-   * files' footers say: a reader may hand them over as INTEGER, at half a DOUBLE's bytes. Empty outside a
-   * store reader.
+   * one partition of a table (and, optionally, a range of sessions) has at most nine digits, as the files'
+   * footers say: a reader may hand them over in 32 bits (an INTEGER, a DECIMAL(9, s)), at half a DOUBLE's
+   * bytes. Empty outside a store reader.
    */
-  int32Columns(
+  narrowColumns(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.int32Source?.(table, partition, sessions) ?? new Set();
+    return this.narrowSource?.(table, partition, sessions) ?? new Set();
   }
 
   /**
@@ -329,10 +329,12 @@ export class SqlSession {
   }
 
   /**
-   * Runs a query whose columns are DOUBLE, INTEGER or VARCHAR: DOUBLE and INTEGER columns come back as
-   * Float64Arrays (NULL as NaN), VARCHAR ones as arrays of strings (NULL as null), read straight from
-   * DuckDB's vectors. Handing a value over costs by its bytes (on this driver some 4 ns a byte, copied
-   * chunk by chunk), so a column whose values are 32-bit integers is read as INTEGER, at half a DOUBLE's.
+   * Runs a query whose columns are DOUBLE, INTEGER, DECIMAL of at most 9 digits or VARCHAR: the numbers
+   * come back as Float64Arrays (NULL as NaN), VARCHAR ones as arrays of strings (NULL as null), read
+   * straight from DuckDB's vectors. Handing a value over costs by its bytes (on this driver some 4 ns a
+   * byte, copied chunk by chunk), so a column whose values fit in 32 bits is read as INTEGER, or as a
+   * DECIMAL(9, s), at half a DOUBLE's: a decimal's digits are divided by 10^s here, which gives the double
+   * DuckDB's own cast to DOUBLE gives (it divides the digits so too).
    */
   typedColumns(
     sql: string,
@@ -355,14 +357,25 @@ export class SqlSession {
     }
     const names = result.columnNames();
     const types = result.columnTypes();
+    // Per column: what its 32-bit values are divided by (a DECIMAL(≤ 9, s)'s digits), 1 for an INTEGER.
+    const divisors = types.map((type) =>
+      type.typeId === DuckDBTypeId.INTEGER
+        ? 1
+        : type instanceof DuckDBDecimalType && type.width <= 9
+          ? 10 ** type.scale
+          : undefined,
+    );
     const bad = types.findIndex(
-      (type) =>
+      (type, c) =>
         type.typeId !== DuckDBTypeId.DOUBLE &&
-        type.typeId !== DuckDBTypeId.INTEGER &&
-        type.typeId !== DuckDBTypeId.VARCHAR,
+        type.typeId !== DuckDBTypeId.VARCHAR &&
+        divisors[c] === undefined,
     );
     if (bad >= 0)
-      throw new StoreError(`typedColumns: column ${names[bad]} is not DOUBLE, INTEGER or VARCHAR`, { sql });
+      throw new StoreError(
+        `typedColumns: column ${names[bad]} is not DOUBLE, INTEGER or VARCHAR (or a DECIMAL of at most 9 digits)`,
+        { sql },
+      );
     const rows = Number(result.rowCount);
     const columns = types.map((type) =>
       type.typeId === DuckDBTypeId.VARCHAR ? new Array<string | null>(rows) : new Float64Array(rows),
@@ -386,12 +399,19 @@ export class SqlSession {
           continue;
         }
         const vector = chunk.getColumnVector(c) as unknown as {
-          items: Float64Array | Int32Array;
+          items?: Float64Array | Int32Array;
+          dataView?: DataView;
           validity: { data: BigUint64Array | null; offset: number };
         };
         const target = column;
-        // An Int32Array's values are converted as they are copied.
-        target.set(vector.items.subarray(0, count), offset);
+        const divisor = divisors[c];
+        if (divisor === undefined || divisor === 1) {
+          // DOUBLE or INTEGER: an Int32Array's values are converted as they are copied.
+          target.set(vector.items!.subarray(0, count), offset);
+        } else {
+          const view = vector.dataView!;
+          for (let i = 0; i < count; i++) target[offset + i] = view.getInt32(i * 4, true) / divisor;
+        }
         // The validity mask read as 32-bit words (the driver's per-item check goes through BigInt);
         // no mask at all means every value is valid.
         const mask = vector.validity.data;

@@ -33,9 +33,11 @@ import {
 /** The DuckDB memory limit of a reader unless the caller sets one. */
 export const DEFAULT_READER_MEMORY = '256MB';
 
-/** The values a 32-bit INTEGER holds (`int32Columns`). */
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
+/**
+ * The greatest integer of nine digits (`narrowColumns`): within it a value fits a 32-bit INTEGER and a
+ * decimal's digits a DECIMAL(9, s), both stored in 32 bits.
+ */
+const NINE_DIGITS = 999_999_999;
 
 /** Options for opening a store. */
 export type OpenStoreOptions = SqlOptions;
@@ -55,8 +57,8 @@ export class StoreReader {
   private readonly badFooters = new Map<string, DamagedFile>();
   /** Per file path: the columns its footer says hold only NULLs (`emptyColumns`). */
   private readonly nullColumns = new Map<string, ReadonlySet<string>>();
-  /** Per file path: the integer columns its footer bounds within 32 bits (`int32Columns`). */
-  private readonly int32Fits = new Map<string, ReadonlySet<string>>();
+  /** Per file path: the integer columns its footer bounds within nine digits (`narrowColumns`). */
+  private readonly narrowFits = new Map<string, ReadonlySet<string>>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
   private readonly made = new Map<TableName, Promise<void>>();
   /** The views made and done (`made` also holds those still being made). */
@@ -107,7 +109,7 @@ export class StoreReader {
     sql.prepare = (text) => reader.viewsOf(text);
     sql.tableSource = (table, partition, sessions) => reader.partitionSql(table, partition, sessions);
     sql.emptySource = (table, partition, sessions) => reader.emptyColumns(table, partition, sessions);
-    sql.int32Source = (table, partition, sessions) => reader.int32Columns(table, partition, sessions);
+    sql.narrowSource = (table, partition, sessions) => reader.narrowColumns(table, partition, sessions);
     sql.extentSource = (table, partition) => reader.extent(table, partition);
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
@@ -252,16 +254,16 @@ export class StoreReader {
 
   /**
    * The integer columns whose every value in the files of one partition of a table (within a range of
-   * sessions) fits in a 32-bit integer, by the files' footers (`integerBounds`).
+   * sessions) has at most nine digits, by the files' footers (`integerBounds`).
    */
-  int32Columns(
+  narrowColumns(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.inEveryFile(table, partition, sessions, this.int32Fits, (file) => {
+    return this.inEveryFile(table, partition, sessions, this.narrowFits, (file) => {
       const fitting = [...integerBounds(file)].filter(
-        ([, [low, high]]) => low >= INT32_MIN && high <= INT32_MAX,
+        ([, [low, high]]) => low >= -NINE_DIGITS && high <= NINE_DIGITS,
       );
       return new Set(fitting.map(([name]) => name));
     });

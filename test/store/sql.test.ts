@@ -100,6 +100,21 @@ describe('SqlSession', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('reads DECIMAL(9, s) digits into the doubles DuckDB casts them to, NULLs as NaN', async () => {
+    for (const scale of [2, 4, 6]) {
+      const digits = `CAST(i * 7919 - 990000000 AS BIGINT)`;
+      const { columns } = await sql.typedColumns(
+        `SELECT CASE WHEN i % 13 = 4 THEN NULL ELSE CAST(${digits} / ${10 ** scale}::DECIMAL(18,${scale}) AS DECIMAL(9,${scale})) END,
+                CASE WHEN i % 13 = 4 THEN NULL ELSE CAST(CAST(${digits} / ${10 ** scale}::DECIMAL(18,${scale}) AS DECIMAL(12,${scale})) AS DOUBLE) END
+         FROM range(250000) t(i)`,
+      );
+      const [read, cast] = columns as [Float64Array, Float64Array];
+      const wrong = Array.from(read, (_value, i) => i).filter((i) => !Object.is(read[i], cast[i]));
+      expect(wrong, `scale ${scale}`).toEqual([]);
+      expect(Number.isNaN(read[4]!)).toBe(true);
+    }
+  });
+
   it('refuses a column of another type, naming it', async () => {
     await expect(sql.typedColumns('SELECT CAST(1 AS BIGINT) AS wide')).rejects.toThrow(
       /column wide is not DOUBLE, INTEGER or VARCHAR/,

@@ -18,7 +18,7 @@ import {
   sessionRanges,
 } from './block-columns.js';
 import { contractIndex, numbered, type ScopeContracts } from './block-contracts.js';
-import { asQuoteColumns, interestColumnsSql, quoteColumnsSql } from './block-sql.js';
+import { interestColumnsSql, quoteColumnsSql, withEmpty } from './block-sql.js';
 import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
@@ -110,8 +110,12 @@ export async function loadBlock(
       (column) => column !== 'session_date' && column !== 'quote_time',
     ),
   );
-  // The wide columns every value of which fits in 32 bits in the files read go as INTEGER (half the bytes).
-  const narrow = sql.int32Columns('option_quotes', underlying, { first, last });
+  // The wide columns every value of which fits in 32 bits in the files read go so (half the bytes).
+  const narrow = sql.narrowColumns('option_quotes', underlying, { first, last });
+  const interestNarrow = sql.narrowColumns('open_interest', underlying, {
+    first: previousSession(first),
+    last,
+  });
   const quoteParts: QuoteColumns[] = [];
   const interestParts: Record<(typeof INTEREST_NAMES)[number], Float64Array>[] = [];
   const symbols = (alias: string) =>
@@ -131,7 +135,7 @@ export async function loadBlock(
     );
     // Asked at once: DuckDB scans the open interest while the quotes are handed over and numbered here.
     const interestRead = sql.typedColumns(
-      `SELECT ${interestColumnsSql(keys, sql.int32Columns('open_interest', underlying, oiSlice))}
+      `SELECT ${interestColumnsSql(keys, interestNarrow)}
        FROM ${interestSource} o
        WHERE o.underlying = $underlying
          AND o.settled_session BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)
@@ -148,9 +152,7 @@ export async function loadBlock(
       return loadBlock(sql, scope, first, last, numbering, loop, window);
     }
     // Each slice put in order on its own (slices are consecutive sessions): a block is never copied whole.
-    quoteParts.push(
-      inSessionOrder(numbered(asQuoteColumns(read.columns, empty, narrow), numbering, QUOTE_COLUMNS)),
-    );
+    quoteParts.push(inSessionOrder(numbered(withEmpty(read.columns, empty), numbering, QUOTE_COLUMNS)));
     interestParts.push(numbered((await interestRead).columns, numbering, INTEREST_NAMES));
   }
   const known = numbering ?? (await contractsOf);

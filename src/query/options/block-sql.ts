@@ -54,10 +54,10 @@ const QUOTE_READS: Record<Exclude<(typeof QUOTE_COLUMNS)[number], 'contract'>, r
 const QUOTE_READ_ORDER = QUOTE_COLUMNS.slice(1).map((name) => QUOTE_READS[name as keyof typeof QUOTE_READS]);
 
 /**
- * The store's wide integer columns (BIGINT, DECIMAL) a read may hand over as INTEGER, by their digits,
- * when every value of the files read fits in 32 bits (`SqlSession.int32Columns`): per table, each
- * column's scale, as the schema types it. A price of `DECIMAL(12,2)` goes as its cents, and is divided back
- * by 100 here, which gives the double DuckDB's own cast gives (its cast divides the digits so too).
+ * The store's wide integer columns (BIGINT, DECIMAL) a read may hand over in 32 bits when every value of
+ * the files read has at most nine digits (`SqlSession.narrowColumns`): per table, each column's scale, as the schema types it.
+ * A BIGINT goes as INTEGER, a `DECIMAL(12,2)` price as a `DECIMAL(9,2)`, whose digits `typedColumns`
+ * divides back to the double DuckDB's own cast gives.
  */
 const NARROWABLE = {
   option_quotes: wideIntegerColumns('option_quotes'),
@@ -76,7 +76,7 @@ function wideIntegerColumns(table: 'option_quotes' | 'open_interest'): ReadonlyM
 }
 
 /**
- * The column `column` of rows `alias` of `table`, as INTEGER digits when `narrow` holds it (and it is
+ * The column `column` of rows `alias` of `table` in 32 bits when `narrow` holds it (and it is
  * narrowable), else `otherwise`.
  */
 function narrowedOr(
@@ -88,33 +88,15 @@ function narrowedOr(
 ): string {
   const scale = NARROWABLE[table].get(column);
   if (scale === undefined || !narrow.has(column)) return otherwise;
-  return asInteger(scale === 0 ? `${alias}."${column}"` : `${alias}."${column}" * ${10 ** scale}`);
-}
-
-/**
- * The numbers of narrowed columns, divided back in place (`narrowedOr`): `named` gives each read column's
- * store column, by position. NaN (NULL) stays NaN.
- */
-export function unscale(
-  table: keyof typeof NARROWABLE,
-  columns: readonly (Float64Array | (string | null)[])[],
-  named: readonly (string | undefined)[],
-  narrow: ReadonlySet<string>,
-): void {
-  for (const [at, name] of named.entries()) {
-    const scale = name === undefined || !narrow.has(name) ? undefined : NARROWABLE[table].get(name);
-    if (scale === undefined || scale === 0) continue;
-    const column = columns[at] as Float64Array;
-    const divisor = 10 ** scale;
-    for (let i = 0; i < column.length; i++) column[i] = column[i]! / divisor;
-  }
+  const value = `${alias}."${column}"`;
+  return scale === 0 ? asInteger(value) : `CAST(${value} AS DECIMAL(9,${scale}))`;
 }
 
 /**
  * The `QUOTE_COLUMNS` of quotes `q`, as numbers, the contract as its symbol's hash (with `keys`) or as
  * its symbol; but for the store columns in `empty` (NULL in every file read), which are not read:
- * `asQuoteColumns` puts them back as NaN. The columns in `narrow` go as INTEGER digits (`narrowedOr`).
- * Each column costs about as much to hand over from DuckDB as to read.
+ * `withEmpty` puts them back as NaN. The columns in `narrow` go in 32 bits (`narrowedOr`). Each column
+ * costs about as much to hand over from DuckDB as to read.
  */
 export function quoteColumnsSql(
   keys: object | undefined,
@@ -129,28 +111,22 @@ export function quoteColumnsSql(
   ].join(', ');
 }
 
-/** One quote column of quotes `q` as a block reads it, as INTEGER digits when `narrow` holds it. */
+/** One quote column of quotes `q` as a block reads it, in 32 bits when `narrow` holds it. */
 export function quoteReadSql(name: keyof typeof QUOTE_READS, narrow: ReadonlySet<string>): string {
   const [column, sql] = QUOTE_READS[name];
   return narrowedOr('option_quotes', 'q', column, narrow, sql);
 }
 
-/**
- * A quote read's columns (`quoteColumnsSql`) in `QUOTE_COLUMNS` order, with a NaN column for each left
- * out and the narrowed ones divided back.
- */
-export function asQuoteColumns(
+/** A quote read's columns in `QUOTE_COLUMNS` order, with a NaN column for each left out (see `quoteColumnsSql`). */
+export function withEmpty(
   columns: readonly (Float64Array | (string | null)[])[],
   empty: ReadonlySet<string>,
-  narrow: ReadonlySet<string>,
 ): (Float64Array | (string | null)[])[] {
-  const read = QUOTE_READ_ORDER.filter(([column]) => !empty.has(column)).map(([column]) => column);
-  unscale('option_quotes', columns, [undefined, ...read], narrow);
   if (empty.size === 0) return [...columns];
   // One NaN column serves every empty one (rows are only ever moved within a column, NaN over NaN).
   const none = new Float64Array(columns[0]!.length).fill(Number.NaN);
-  let at = 1;
-  return [columns[0]!, ...QUOTE_READ_ORDER.map(([column]) => (empty.has(column) ? none : columns[at++]!))];
+  let read = 1;
+  return [columns[0]!, ...QUOTE_READ_ORDER.map(([column]) => (empty.has(column) ? none : columns[read++]!))];
 }
 
 /**
@@ -173,7 +149,7 @@ export function symbolRangesSql(alias: string, expiration: string, roots: readon
 
 /**
  * Open interest `o`'s contract, settled session (a day number), open interest and publication, as
- * numbers: the open interest as INTEGER when `narrow` holds it (it needs no dividing back).
+ * numbers: the open interest as INTEGER when `narrow` holds it.
  */
 export function interestColumnsSql(
   keys: object | undefined,

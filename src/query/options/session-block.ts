@@ -13,7 +13,7 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
-import { asDouble, asInteger, contractKeySql, quoteReadSql, symbolRangesSql, unscale } from './block-sql.js';
+import { asDouble, contractKeySql, quoteReadSql, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
@@ -42,9 +42,6 @@ type SessionBlock = {
   readonly publishedAt: Float64Array;
   readonly bytes: number;
 };
-
-/** The wide columns a session's read may hand over as INTEGER: those the open interest rows leave NULL. */
-const NARROWED_COLUMNS: ReadonlySet<string> = new Set(['ask', 'last', 'volume', 'underlying_price']);
 
 /** Marks a row of the statement as a quote or an open interest row. */
 const QUOTE_ROW = 0;
@@ -106,15 +103,10 @@ async function loadSession(
   ]);
   const key = (alias: string) => contractKeySql(alias, table.keys);
   const double = asDouble;
-  // The columns the open interest rows leave NULL go as INTEGER when their values fit (half the bytes to
-  // hand over; the bid's place holds the open interest too, so it stays a DOUBLE), and so do their NULLs.
-  const narrow = new Set(
-    [...sql.int32Columns('option_quotes', { underlying }, { first: session, last: session })].filter((name) =>
-      NARROWED_COLUMNS.has(name),
-    ),
-  );
-  const integer = (name: SessionColumn) => name === 'bid_size' || name === 'ask_size' || narrow.has(name);
-  const none = SESSION_COLUMNS.slice(2).map((name) => (integer(name) ? asInteger('NULL') : double('NULL')));
+  // The wide columns whose every value fits in 32 bits go so (half the bytes to hand over). The open
+  // interest rows' untyped NULLs take each column's type from the quotes'; the bid's place holds the
+  // open interest too, a DOUBLE, so that column comes back as DOUBLE whatever the bid's type.
+  const narrow = sql.narrowColumns('option_quotes', { underlying }, { first: session, last: session });
   const read = (name: SessionColumn) => quoteReadSql(name, narrow);
   const { columns } = await sql.typedColumns(
     `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${SESSION_COLUMNS.map(read).join(', ')}
@@ -122,12 +114,13 @@ async function loadSession(
      WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE) ${only('q')}
      UNION ALL
      SELECT ${double(String(INTEREST_ROW))}, ${key('o')}, ${double('epoch_ms(o.published_at) / 1000')},
-       ${double('o.open_interest')}, ${none.join(', ')}
+       ${double('o.open_interest')}, ${Array(SESSION_COLUMNS.length - 2)
+         .fill('NULL')
+         .join(', ')}
      FROM ${interestSource} o
      WHERE o.underlying = $underlying AND o.settled_session = CAST($settled AS DATE) ${only('o')}`,
     { underlying, session, settled },
   );
-  unscale('option_quotes', columns, [undefined, undefined, ...SESSION_COLUMNS], narrow);
   const kinds = (columns[0] ?? new Float64Array(0)) as Float64Array;
   const keys = columns[1] ?? [];
   const values = columns.slice(2) as Float64Array[];

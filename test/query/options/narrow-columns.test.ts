@@ -1,8 +1,9 @@
 /**
  * Reads hand wide integer columns over as INTEGER only when every value of the files read fits in 32 bits
- * (`SqlSession.int32Columns`), and divide decimals back to the doubles DuckDB's own cast gives. A second
- * commit gives one session's asks a 30-million-dollar premium (3e9 cents) and volumes past 2^31: those two
- * columns go as DOUBLE, the bids and underlying prices as digits, in the same reads. Blocks and session
+ * (`SqlSession.narrowColumns`), and divide decimals back to the doubles DuckDB's own cast gives. A second
+ * commit gives one session's asks a 30-million-dollar premium (3e9 cents) and volumes past 2^31, and
+ * another's last prices ten digits (within 32 bits, past a DECIMAL(9, 2)): those three columns go as
+ * DOUBLE, the bids and underlying prices in 32 bits, in the same reads. Blocks and session
  * reads must answer as the query does.
  */
 import fs from 'node:fs/promises';
@@ -27,6 +28,8 @@ const FROM = '2021-03-01';
 const TO = '2021-03-31';
 /** The session whose asks and volumes the second commit makes too wide for 32 bits. */
 const WIDE = '2021-03-15';
+/** The session whose last prices the second commit gives ten digits. */
+const TEN_DIGITS = '2021-03-22';
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-narrow-'));
@@ -58,6 +61,13 @@ beforeAll(async () => {
      FROM read_parquet(${files}, hive_partitioning = true)
      WHERE session_date = DATE '${WIDE}' AND ask IS NOT NULL`,
   );
+  // A last price of ten digits (1.5e9 cents): within 32 bits, past a DECIMAL(9, 2).
+  await tx.sql.run(
+    `INSERT INTO option_quotes BY NAME
+     SELECT * EXCLUDE (year) REPLACE (15000000 AS "last")
+     FROM read_parquet(${files}, hive_partitioning = true)
+     WHERE session_date = DATE '${TEN_DIGITS}'`,
+  );
   const rows = Number(await tx.sql.value('SELECT count(*) FROM option_quotes'));
   await tx.commit([
     { source: 'wide', sha256: 'wide', format: 'generator', rows: { option_quotes: rows }, rejected: 0 },
@@ -72,7 +82,7 @@ afterAll(async () => {
 
 describe('reads of a store with values past 32 bits', () => {
   it('hand over as INTEGER only the columns whose every value fits', async () => {
-    const narrow = reader.sql.int32Columns('option_quotes', { underlying: 'XYZ' });
+    const narrow = reader.sql.narrowColumns('option_quotes', { underlying: 'XYZ' });
     expect(
       [...narrow].filter((name) => ['ask', 'volume', 'bid', 'underlying_price'].includes(name)).sort(),
     ).toEqual(['bid', 'underlying_price']);
@@ -80,6 +90,7 @@ describe('reads of a store with values past 32 bits', () => {
       `SELECT max(ask) FROM option_quotes WHERE session_date = DATE '${WIDE}'`,
     );
     expect(Number(widest) * 100).toBeGreaterThan(2 ** 31);
+    expect(narrow.has('last')).toBe(false);
   });
 
   it('answer every dated session and every session of a loop as the query does', async () => {
