@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutTokens } from '../../src/service/service.js';
 import { ensureBuilt, runCli } from '../helpers/build.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { copySampleStore, REPO_ROOT } from '../helpers/paths.js';
 import { startServer } from './helpers/server.js';
 
 const NOW = '2020-03-16T15:45:00-04:00';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   await ensureBuilt();
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-http-log-'));
   store = path.join(dir, 'store');
-  await fs.cp(path.join(REPO_ROOT, 'data/sample'), store, { recursive: true });
+  await copySampleStore(store);
 }, 120_000);
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
@@ -70,7 +70,7 @@ describe('the request log of pitchain serve', () => {
     await expect(fs.access(path.join(REPO_ROOT, 'data/sample/logs'))).rejects.toThrow();
 
     const blocked = path.join(dir, 'blocked');
-    await fs.cp(path.join(REPO_ROOT, 'data/sample'), blocked, { recursive: true });
+    await copySampleStore(blocked);
     await fs.writeFile(path.join(blocked, 'logs'), 'not a directory');
     const fallback = await serveOnce(['--store', blocked]);
     expect(fallback.stderr).toContain(`cannot write ${path.join(blocked, 'logs/requests.jsonl')}`);

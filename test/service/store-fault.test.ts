@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import { storeInternals } from '../../src/library/store.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { copySampleStore, REPO_ROOT } from '../helpers/paths.js';
 import { pinTimeZone } from '../helpers/time-zone.js';
 
 pinTimeZone('Europe/Berlin');
@@ -22,7 +22,7 @@ let missing: string;
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-fault-'));
   const copy = path.join(dir, 'store');
-  await fs.cp(path.join(REPO_ROOT, 'data/sample'), copy, { recursive: true });
+  await copySampleStore(copy);
   const accounts = path.join(dir, 'accounts.json');
   await fs.writeFile(
     accounts,

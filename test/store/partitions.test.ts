@@ -11,7 +11,7 @@ import { openStore } from '../../src/library/store.js';
 import { readManifest, writeManifest } from '../../src/store/manifest.js';
 import { StoreReader } from '../../src/store/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { copySampleStore, REPO_ROOT } from '../helpers/paths.js';
 import { stageSyntheticQuotes } from './fixtures/synthetic.js';
 
 const SAMPLE = path.join(REPO_ROOT, 'data', 'sample');
@@ -24,7 +24,7 @@ afterEach(async () => {
 async function sampleCopy(): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-partitions-'));
   dirs.push(dir);
-  await fs.cp(SAMPLE, dir, { recursive: true });
+  await copySampleStore(dir);
   return dir;
 }
 
