@@ -10,64 +10,72 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 const MAGIC = 0x31524150; // "PAR1", little-endian
 
-/** What is wrong with the Parquet footer of `file`, or undefined when it walks whole. */
-export function footerProblem(file: string): string | undefined {
-  const read = footerBytes(file);
-  if (typeof read === 'string') return read;
-  try {
-    return readStruct(read, 0, 0, skip) === read.length ? undefined : 'footer does not decode';
-  } catch {
-    return 'footer does not decode';
-  }
+/**
+ * What one walk of a file's footer tells. A reader walks each file's footer once (store files never
+ * change): whether it is whole, and the statistics that let statements over the file read less.
+ */
+export type FooterFacts = {
+  /** What is wrong with the footer, or undefined when it walks whole (to its last byte). */
+  readonly problem: string | undefined;
+  /**
+   * The top-level columns whose every value is NULL (a column chunk without a NULL count counts as
+   * holding values). A vendor that sends no Greeks leaves four of a quote's columns empty: a reader that
+   * knows it need not carry them row by row.
+   */
+  readonly allNull: ReadonlySet<string>;
+  /**
+   * The least and greatest value of each integer column (Parquet INT32 or INT64: integers, and decimals
+   * as their unscaled digits): [+∞, −∞] for a column of NULLs only; left out when a chunk of it holding
+   * values states no minimum or maximum.
+   */
+  readonly integerBounds: ReadonlyMap<string, readonly [number, number]>;
+};
+
+/** The facts of a footer that does not walk: its problem, and no statistics to lean on. */
+function unwalked(problem: string): FooterFacts {
+  return { problem, allNull: new Set(), integerBounds: new Map() };
 }
 
-/**
- * The top-level columns of `file` whose every value is NULL, by its footer's statistics (a column chunk
- * without a NULL count counts as holding values). A vendor that sends no Greeks leaves four of a quote's
- * columns empty: a reader that knows it need not carry them row by row. Empty when the footer cannot be
- * read (the query that reads the file then says what is wrong).
- */
-export function allNullColumns(file: string): ReadonlySet<string> {
+/** What the footer of `file` tells, in one walk of its bytes (see {@link FooterFacts}). */
+export function footerFacts(file: string): FooterFacts {
+  const read = footerBytes(file);
+  if (typeof read === 'string') return unwalked(read);
   const valued = new Set<string>();
   const seen = new Set<string>();
-  const walked = eachColumnChunk(file, (chunk) => {
-    seen.add(chunk.name);
-    if (chunk.values < 0 || chunk.nulls < chunk.values) valued.add(chunk.name);
-  });
-  if (!walked) return new Set();
-  return new Set([...seen].filter((name) => !valued.has(name)));
-}
-
-/**
- * The least and greatest value of each integer column of `file` (Parquet INT32 or INT64: integers, and
- * decimals as their unscaled digits), by its footer's statistics: [+∞, −∞] for a column of NULLs only;
- * left out when a chunk of it holding values states no minimum or maximum. Empty when the footer cannot
- * be read.
- */
-export function integerBounds(file: string): ReadonlyMap<string, readonly [number, number]> {
   const bounds = new Map<string, [number, number]>();
-  const unknown = new Set<string>();
-  const walked = eachColumnChunk(file, (chunk) => {
-    if (unknown.has(chunk.name)) return;
-    // A chunk of NULLs only states no bounds, and holds no value to bound (an empty range until one does).
-    if (chunk.values >= 0 && chunk.nulls === chunk.values) {
-      if (!bounds.has(chunk.name))
-        bounds.set(chunk.name, [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
-      return;
-    }
-    if (chunk.min === undefined || chunk.max === undefined) {
-      unknown.add(chunk.name);
-      bounds.delete(chunk.name);
-      return;
-    }
-    const known = bounds.get(chunk.name);
-    if (known === undefined) bounds.set(chunk.name, [chunk.min, chunk.max]);
-    else {
-      known[0] = Math.min(known[0], chunk.min);
-      known[1] = Math.max(known[1], chunk.max);
-    }
-  });
-  return walked ? bounds : new Map();
+  const unbounded = new Set<string>();
+  try {
+    const end = eachColumnChunk(read, (chunk) => {
+      seen.add(chunk.name);
+      if (chunk.values < 0 || chunk.nulls < chunk.values) valued.add(chunk.name);
+      if (unbounded.has(chunk.name)) return;
+      // A chunk of NULLs only states no bounds, and holds no value to bound (an empty range until one does).
+      if (chunk.values >= 0 && chunk.nulls === chunk.values) {
+        if (!bounds.has(chunk.name))
+          bounds.set(chunk.name, [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+        return;
+      }
+      if (chunk.min === undefined || chunk.max === undefined) {
+        unbounded.add(chunk.name);
+        bounds.delete(chunk.name);
+        return;
+      }
+      const known = bounds.get(chunk.name);
+      if (known === undefined) bounds.set(chunk.name, [chunk.min, chunk.max]);
+      else {
+        known[0] = Math.min(known[0], chunk.min);
+        known[1] = Math.max(known[1], chunk.max);
+      }
+    });
+    if (end !== read.length) return unwalked('footer does not decode');
+  } catch {
+    return unwalked('footer does not decode');
+  }
+  return {
+    problem: undefined,
+    allNull: new Set([...seen].filter((name) => !valued.has(name))),
+    integerBounds: bounds,
+  };
 }
 
 /** What a column chunk's metadata says (`readColumnMeta`). */
@@ -83,44 +91,40 @@ type ChunkMeta = {
   max: number | undefined;
 };
 
-/** Hands every column chunk of every row group of `file` to `visit`; false when the footer does not walk. */
-function eachColumnChunk(file: string, visit: (chunk: ChunkMeta) => void): boolean {
-  const read = footerBytes(file);
-  if (typeof read === 'string') return false;
-  try {
-    // FileMetaData.row_groups (4) → RowGroup.columns (1) → ColumnChunk.meta_data (3) → ColumnMetaData.
-    readStruct(read, 0, 0, (id, type, at) => {
-      if (id !== 4 || type !== LIST) return undefined;
-      return readList(read, at, 1, (element, position) =>
-        element !== STRUCT
-          ? undefined
-          : readStruct(read, position, 1, (groupField, groupType, groupAt) => {
-              if (groupField !== 1 || groupType !== LIST) return undefined;
-              return readList(read, groupAt, 2, (chunkType, chunkAt) =>
-                chunkType !== STRUCT
-                  ? undefined
-                  : readStruct(read, chunkAt, 2, (chunkField, metaType, metaAt) => {
-                      if (chunkField !== 3 || metaType !== STRUCT) return undefined;
-                      const meta: ChunkMeta = {
-                        name: '',
-                        values: -1,
-                        nulls: -1,
-                        physical: -1,
-                        min: undefined,
-                        max: undefined,
-                      };
-                      const end = readColumnMeta(read, metaAt, meta);
-                      visit(meta);
-                      return end;
-                    }),
-              );
-            }),
-      );
-    });
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Walks the whole footer `read`, handing every column chunk of every row group to `visit`; returns where
+ * the walk ended (the footer's length when it is whole). Throws when the bytes do not decode.
+ */
+function eachColumnChunk(read: Buffer, visit: (chunk: ChunkMeta) => void): number {
+  // FileMetaData.row_groups (4) → RowGroup.columns (1) → ColumnChunk.meta_data (3) → ColumnMetaData.
+  return readStruct(read, 0, 0, (id, type, at) => {
+    if (id !== 4 || type !== LIST) return undefined;
+    return readList(read, at, 1, (element, position) =>
+      element !== STRUCT
+        ? undefined
+        : readStruct(read, position, 1, (groupField, groupType, groupAt) => {
+            if (groupField !== 1 || groupType !== LIST) return undefined;
+            return readList(read, groupAt, 2, (chunkType, chunkAt) =>
+              chunkType !== STRUCT
+                ? undefined
+                : readStruct(read, chunkAt, 2, (chunkField, metaType, metaAt) => {
+                    if (chunkField !== 3 || metaType !== STRUCT) return undefined;
+                    const meta: ChunkMeta = {
+                      name: '',
+                      values: -1,
+                      nulls: -1,
+                      physical: -1,
+                      min: undefined,
+                      max: undefined,
+                    };
+                    const end = readColumnMeta(read, metaAt, meta);
+                    visit(meta);
+                    return end;
+                  }),
+            );
+          }),
+    );
+  });
 }
 
 /** The footer's bytes of `file`, or what is wrong with it. */

@@ -5,7 +5,6 @@
  */
 import { promises as fs, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
-import { footerProblem } from './footer.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { sha256File } from './parquet.js';
 import { TABLES, type TableName } from './schema.js';
@@ -105,11 +104,15 @@ export async function footerCheck(
 }
 
 /**
- * {@link footerCheck} without DuckDB: the footer's bytes walked in JavaScript (`footer.ts`), a tenth of
- * DuckDB's statement. What the walk cannot see, the statement that reads the file finds.
+ * {@link footerCheck} without DuckDB: the damage `problem` found by walking the footer's bytes in
+ * JavaScript (`footerFacts`), a tenth of DuckDB's statement. What the walk cannot see, the statement
+ * that reads the file finds.
  */
-export function footerWalk(dir: string, table: TableName, entry: FileEntry): DamagedFile | undefined {
-  const problem = footerProblem(path.join(dir, entry.path));
+export function footerWalkDamage(
+  table: TableName,
+  entry: FileEntry,
+  problem: string | undefined,
+): DamagedFile | undefined {
   return problem === undefined
     ? undefined
     : { table, path: entry.path, problem: 'damaged', detail: `unreadable Parquet footer: ${problem}` };

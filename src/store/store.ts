@@ -8,13 +8,13 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { allNullColumns, integerBounds } from './footer.js';
+import { type FooterFacts, footerFacts } from './footer.js';
 import {
   type DamagedFile,
   describeDamage,
   FOOTER_CHECK_SQL,
   footerCheck,
-  footerWalk,
+  footerWalkDamage,
   quickCheckSync,
 } from './integrity.js';
 import type { FileEntry, Manifest } from './manifest.js';
@@ -55,6 +55,8 @@ export class StoreReader {
   private readonly footersWalked = new Set<string>();
   /** Files of the pinned manifest whose footer DuckDB could not read: left out of the views made. */
   private readonly badFooters = new Map<string, DamagedFile>();
+  /** Per file path: what its footer's one walk told, for a footer that walked whole (`footerOf`). */
+  private readonly footers = new Map<string, FooterFacts>();
   /** Per file path: the columns its footer says hold only NULLs (`emptyColumns`). */
   private readonly nullColumns = new Map<string, ReadonlySet<string>>();
   /** Per file path: the integer columns its footer bounds within nine digits (`narrowColumns`). */
@@ -231,6 +233,7 @@ export class StoreReader {
       if (quick !== undefined) {
         this.footersRead.delete(entry.path);
         this.footersWalked.delete(entry.path);
+        this.footers.delete(entry.path);
         damaged.push(quick);
       } else if (!this.footersRead.has(entry.path) && !this.footersWalked.has(entry.path)) {
         // The footer walked in JavaScript; by DuckDB itself once found unreadable, so that a file put back
@@ -238,7 +241,7 @@ export class StoreReader {
         const byDuckdb = this.badFooters.has(entry.path);
         const footer = byDuckdb
           ? await footerCheck(this.sql, this.dir, table, entry)
-          : footerWalk(this.dir, table, entry);
+          : footerWalkDamage(table, entry, this.footerOf(entry).problem);
         if (footer === undefined) {
           (byDuckdb ? this.footersRead : this.footersWalked).add(entry.path);
           this.badFooters.delete(entry.path);
@@ -261,8 +264,8 @@ export class StoreReader {
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.inEveryFile(table, partition, sessions, this.narrowFits, (file) => {
-      const fitting = [...integerBounds(file)].filter(
+    return this.inEveryFile(table, partition, sessions, this.narrowFits, (footer) => {
+      const fitting = [...footer.integerBounds].filter(
         ([, [low, high]]) => low >= -NINE_DIGITS && high <= NINE_DIGITS,
       );
       return new Set(fitting.map(([name]) => name));
@@ -278,26 +281,39 @@ export class StoreReader {
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.inEveryFile(table, partition, sessions, this.nullColumns, allNullColumns);
+    return this.inEveryFile(table, partition, sessions, this.nullColumns, (footer) => footer.allNull);
+  }
+
+  /**
+   * What the footer of `entry`'s file tells, walked once: kept when it walked whole (store files never
+   * change; a file found damaged and put back is walked again).
+   */
+  private footerOf(entry: FileEntry): FooterFacts {
+    let facts = this.footers.get(entry.path);
+    if (facts === undefined) {
+      facts = footerFacts(path.join(this.dir, entry.path));
+      if (facts.problem === undefined) this.footers.set(entry.path, facts);
+    }
+    return facts;
   }
 
   /**
    * The names in the set of every file of one partition of a table (within a range of sessions): each
-   * file's set is read once by `read` (store files never change) and kept in `kept`.
+   * file's set is taken once by `read` from its footer's facts and kept in `kept`.
    */
   private inEveryFile(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions: SessionRange | undefined,
     kept: Map<string, ReadonlySet<string>>,
-    read: (file: string) => ReadonlySet<string>,
+    read: (footer: FooterFacts) => ReadonlySet<string>,
   ): ReadonlySet<string> {
     let common: Set<string> | undefined;
     for (const entry of this.current.tables[table]) {
       if (!inPartition(entry, partition, sessions)) continue;
       let names = kept.get(entry.path);
       if (names === undefined) {
-        names = read(path.join(this.dir, entry.path));
+        names = read(this.footerOf(entry));
         kept.set(entry.path, names);
       }
       const those = names;

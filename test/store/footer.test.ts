@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allNullColumns, footerProblem, integerBounds } from '../../src/store/footer.js';
+import { footerFacts } from '../../src/store/footer.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SqlSession } from '../../src/store/sql.js';
 
@@ -33,7 +33,7 @@ describe('the footer walk', () => {
     const files = Object.values(manifest.tables).flat();
     expect(files.length).toBeGreaterThan(20);
     for (const file of files)
-      expect(footerProblem(path.join('data/sample', file.path)), file.path).toBeUndefined();
+      expect(footerFacts(path.join('data/sample', file.path)).problem, file.path).toBeUndefined();
   });
 
   it('fails a damaged footer as DuckDB does', async () => {
@@ -64,9 +64,29 @@ describe('the footer walk', () => {
       const file = path.join(dir, `${name.replaceAll(' ', '-')}.parquet`);
       await fs.writeFile(file, damage(Buffer.from(bytes)));
       expect(await duckdbReads(file), name).toBe(false);
-      expect(footerProblem(file), name).toBeDefined();
+      expect(footerFacts(file).problem, name).toBeDefined();
     }
-    expect(footerProblem(path.join(dir, 'absent.parquet'))).toMatch(/cannot open/);
+    expect(footerFacts(path.join(dir, 'absent.parquet')).problem).toMatch(/cannot open/);
+  });
+
+  it('tells, in one walk, nothing to lean on of a footer that does not end where its length says', async () => {
+    const manifest = (await readManifest('data/sample'))!;
+    const source = path.join('data/sample', manifest.tables.option_quotes[0]!.path);
+    const bytes = await fs.readFile(source);
+    const whole = footerFacts(source);
+    expect(whole.problem).toBeUndefined();
+    expect(whole.integerBounds.size).toBeGreaterThan(0);
+    // Four bytes slipped in after the footer's last field, the length grown to cover them.
+    const length = bytes.readUInt32LE(bytes.length - 8);
+    const tail = Buffer.alloc(8);
+    tail.writeUInt32LE(length + 4, 0);
+    tail.write('PAR1', 4, 'latin1');
+    const file = path.join(dir, 'trailing.parquet');
+    await fs.writeFile(file, Buffer.concat([bytes.subarray(0, bytes.length - 8), Buffer.alloc(4), tail]));
+    const facts = footerFacts(file);
+    expect(facts.problem).toBe('footer does not decode');
+    expect(facts.allNull.size).toBe(0);
+    expect(facts.integerBounds.size).toBe(0);
   });
 });
 
@@ -85,7 +105,7 @@ describe('the columns a footer says are all NULL', () => {
         { at },
       );
       const empty = names.filter((_, i) => Number(counted[0]![`c${i}`]) === 0);
-      expect([...allNullColumns(at)].sort(), file.path).toEqual(empty.sort());
+      expect([...footerFacts(at).allNull].sort(), file.path).toEqual(empty.sort());
     }
   });
 
@@ -96,13 +116,13 @@ describe('the columns a footer says are all NULL', () => {
              FROM range(200000) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`,
     );
     expect(await sql.value('SELECT count(*) FROM parquet_metadata($file)', { file })).toBeGreaterThan(3);
-    expect([...allNullColumns(file)]).toEqual(['never']);
+    expect([...footerFacts(file).allNull]).toEqual(['never']);
   });
 
   it('names none in a file whose footer cannot be read', async () => {
     const file = path.join(dir, 'not-parquet.parquet');
     await fs.writeFile(file, 'not parquet at all');
-    expect(allNullColumns(file).size).toBe(0);
+    expect(footerFacts(file).allNull.size).toBe(0);
   });
 });
 
@@ -127,7 +147,7 @@ describe('the integer bounds a footer states', () => {
     for (const table of ['option_quotes', 'open_interest'] as const) {
       for (const file of manifest.tables[table]) {
         const at = path.join('data/sample', file.path);
-        const bounds = integerBounds(at);
+        const bounds = footerFacts(at).integerBounds;
         for (const [column, scale] of Object.entries(columns[table]!)) {
           const unscaled = `CAST("${column}" * ${10 ** scale} AS BIGINT)`;
           const [row] = await sql.all<{ low: number | null; high: number | null }>(
@@ -153,7 +173,7 @@ describe('the integer bounds a footer states', () => {
                     CASE WHEN i < 50000 THEN CAST(i AS INTEGER) END AS some, CAST(NULL AS INTEGER) AS nothing
              FROM range(-100, 100000) t(i)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`,
     );
-    const bounds = integerBounds(file);
+    const bounds = footerFacts(file).integerBounds;
     expect(bounds.get('small')).toEqual([-100, 99999]);
     expect(bounds.get('large')).toEqual([-400000000000, 99999 * 4000000000]);
     // The last row groups of `some` are all NULL: they state no bounds and bound no value.
@@ -161,6 +181,6 @@ describe('the integer bounds a footer states', () => {
     expect(bounds.get('nothing')).toEqual([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
     const broken = path.join(dir, 'bounds-broken.parquet');
     await fs.writeFile(broken, (await fs.readFile(file)).subarray(0, 1000));
-    expect(integerBounds(broken).size).toBe(0);
+    expect(footerFacts(broken).integerBounds.size).toBe(0);
   });
 });
