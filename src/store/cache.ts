@@ -22,49 +22,103 @@ const COMPUTED_BYTES = 16 * 2 ** 20;
  */
 export const DEFAULT_SESSION_CACHE_BYTES = 128 * 2 ** 20;
 
-/** A least-recently-used map of bounded size; `onEvict` hears of each key it lets go for room. */
+/**
+ * A least-recently-used map of a few entries; `onEvict` hears of each key it lets go for room.
+ *
+ * Its entries are two arrays in recency order, not a `Map`. A `Map` whose entries are deleted and added
+ * again (an LRU's every move) is now and then copied to a new table, and V8 leaves the old table pointing
+ * at the values it held; once that table is in the old generation, those values outlive every young
+ * collection until the next full one. A scope answer kept here for four requests and let go kept its rows
+ * and records alive that way: a serve-like loop of dated chains spent a third of its main thread
+ * collecting. Here a value let go is overwritten in place.
+ */
 class Lru<V> {
-  private readonly entries = new Map<string, V>();
+  /**
+   * Keys and values, least recently used first, in arrays made once at their full length: they are
+   * never copied to larger ones (which would leave the old copy pointing at the values it held).
+   */
+  private readonly keys: (string | undefined)[];
+  private readonly values: (V | undefined)[];
+  private size = 0;
 
   constructor(
     private readonly capacity: number,
     private readonly onEvict?: (key: string) => void,
-  ) {}
+  ) {
+    this.keys = new Array<string | undefined>(capacity + 1).fill(undefined);
+    this.values = new Array<V | undefined>(capacity + 1).fill(undefined);
+  }
 
   get(key: string): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
+    const at = this.indexOf(key);
+    if (at === -1) return undefined;
+    const value = this.values[at] as V;
+    this.moveLast(at);
     return value;
   }
 
   set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value!;
-      this.entries.delete(oldest);
+    const at = this.indexOf(key);
+    if (at !== -1) {
+      this.values[at] = value;
+      this.moveLast(at);
+      return;
+    }
+    this.keys[this.size] = key;
+    this.values[this.size] = value;
+    this.size++;
+    if (this.size > this.capacity) {
+      const oldest = this.keys[0]!;
+      this.remove(0);
       this.onEvict?.(oldest);
     }
   }
 
   has(key: string): boolean {
-    return this.entries.has(key);
+    return this.indexOf(key) !== -1;
   }
 
   /** The value of `key`, without making it the most recently used. */
   peek(key: string): V | undefined {
-    return this.entries.get(key);
+    const at = this.indexOf(key);
+    return at === -1 ? undefined : (this.values[at] as V);
   }
 
   delete(key: string): void {
-    this.entries.delete(key);
+    const at = this.indexOf(key);
+    if (at !== -1) this.remove(at);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.keys.fill(undefined);
+    this.values.fill(undefined);
+    this.size = 0;
+  }
+
+  private indexOf(key: string): number {
+    for (let i = 0; i < this.size; i++) if (this.keys[i] === key) return i;
+    return -1;
+  }
+
+  /** Makes entry `at` the most recently used. */
+  private moveLast(at: number): void {
+    const last = this.size - 1;
+    if (at === last) return;
+    const key = this.keys[at];
+    const value = this.values[at];
+    this.keys.copyWithin(at, at + 1, this.size);
+    this.values.copyWithin(at, at + 1, this.size);
+    this.keys[last] = key;
+    this.values[last] = value;
+  }
+
+  /** Drops entry `at`; the slot it leaves is cleared, so that nothing here points at its value. */
+  private remove(at: number): void {
+    this.keys.copyWithin(at, at + 1, this.size);
+    this.values.copyWithin(at, at + 1, this.size);
+    this.size--;
+    this.keys[this.size] = undefined;
+    this.values[this.size] = undefined;
   }
 }
 

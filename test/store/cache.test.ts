@@ -81,4 +81,30 @@ describe('StoreCache', () => {
     expect(cache.heldState('a')).toBeUndefined();
     expect(cache.heldState('b')).toBe('b');
   });
+
+  it('lets the least recently used go, a use making an entry the most recent again', async () => {
+    const cache = new StoreCache(() => 'v1');
+    const evicted: string[] = [];
+    for (const key of ['a', 'b', 'c', 'd']) cache.state(key, () => key);
+    // Using `a` again makes `b` the least recently used.
+    expect(cache.state('a', () => 'not made')).toBe('a');
+    cache.state('e', () => 'e');
+    for (const key of ['a', 'b', 'c', 'd', 'e']) if (cache.heldState(key) === undefined) evicted.push(key);
+    expect(evicted).toEqual(['b']);
+    // Derived values the same way, four at a time. A computation takes a place while it runs (`q`, the
+    // least recently used, goes for it), and one that fails gives its place back.
+    let calls = 0;
+    const compute = (value: string) => async () => {
+      calls++;
+      return value;
+    };
+    for (const key of ['p', 'q', 'r', 's']) await cache.memoize(key, compute(key));
+    await cache.memoize('p', compute('again'));
+    await expect(cache.memoize('bad', () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    await cache.memoize('t', compute('t'));
+    calls = 0;
+    for (const key of ['p', 'r', 's', 't']) expect(await cache.memoize(key, compute('new'))).toBe(key);
+    expect(calls).toBe(0);
+    expect(await cache.memoize('q', compute('new'))).toBe('new');
+  });
 });
