@@ -134,7 +134,7 @@ export type TableSource = (
  * Finds, in one partition of a table, the columns without a value (`SqlSession.emptyColumns`) or the
  * integer columns whose values have at most nine digits (`SqlSession.narrowColumns`).
  */
-export type EmptyColumnSource = (
+export type PartitionColumnsSource = (
   table: TableName,
   partition: Readonly<Record<string, string>>,
   sessions?: SessionRange,
@@ -154,9 +154,9 @@ export class SqlSession {
   /** Set by a store reader: how `from` names one partition's files instead of the whole table's. */
   tableSource: TableSource | undefined;
   /** Set by a store reader: the columns with no value in the files `from` would name (see `emptyColumns`). */
-  emptySource: EmptyColumnSource | undefined;
+  emptySource: PartitionColumnsSource | undefined;
   /** Set by a store reader: the integer columns whose values have at most nine digits (see `narrowColumns`). */
-  narrowSource: EmptyColumnSource | undefined;
+  narrowSource: PartitionColumnsSource | undefined;
   /** Set by a store reader: a partition's rows and sessions (see `extent`). */
   extentSource: ExtentSource | undefined;
   /**

@@ -42,6 +42,9 @@ const NINE_DIGITS = 999_999_999;
 /** Options for opening a store. */
 export type OpenStoreOptions = SqlOptions;
 
+/** A file's footer as a reader keeps it: what its walk told, and its integer columns of nine digits at most. */
+type KeptFooter = { readonly facts: FooterFacts; readonly narrow: ReadonlySet<string> };
+
 /** A store opened for reading: one DuckDB per store per process, pinned to one manifest. */
 export class StoreReader {
   /** The files of the pinned manifest found missing or damaged by the views made and the partitions read. */
@@ -55,12 +58,8 @@ export class StoreReader {
   private readonly footersWalked = new Set<string>();
   /** Files of the pinned manifest whose footer DuckDB could not read: left out of the views made. */
   private readonly badFooters = new Map<string, DamagedFile>();
-  /** Per file path: what its footer's one walk told, for a footer that walked whole (`footerOf`). */
-  private readonly footers = new Map<string, FooterFacts>();
-  /** Per file path: the columns its footer says hold only NULLs (`emptyColumns`). */
-  private readonly nullColumns = new Map<string, ReadonlySet<string>>();
-  /** Per file path: the integer columns its footer bounds within nine digits (`narrowColumns`). */
-  private readonly narrowFits = new Map<string, ReadonlySet<string>>();
+  /** Per file path: what its footer's one walk told, and the columns it lets go in 32 bits (`footerOf`). */
+  private readonly footers = new Map<string, KeptFooter>();
   /** The views made for the pinned manifest, by table: each is made on the first statement that reads it. */
   private readonly made = new Map<TableName, Promise<void>>();
   /** The views made and done (`made` also holds those still being made). */
@@ -241,7 +240,7 @@ export class StoreReader {
         const byDuckdb = this.badFooters.has(entry.path);
         const footer = byDuckdb
           ? await footerCheck(this.sql, this.dir, table, entry)
-          : footerWalkDamage(table, entry, this.footerOf(entry).problem);
+          : footerWalkDamage(table, entry, this.footerOf(entry).facts.problem);
         if (footer === undefined) {
           (byDuckdb ? this.footersRead : this.footersWalked).add(entry.path);
           this.badFooters.delete(entry.path);
@@ -257,66 +256,57 @@ export class StoreReader {
 
   /**
    * The integer columns whose every value in the files of one partition of a table (within a range of
-   * sessions) has at most nine digits, by the files' footers (`integerBounds`).
+   * sessions) has at most nine digits, by the files' footers (`FooterFacts.integerBounds`).
    */
   narrowColumns(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.inEveryFile(table, partition, sessions, this.narrowFits, (footer) => {
-      const fitting = [...footer.integerBounds].filter(
-        ([, [low, high]]) => low >= -NINE_DIGITS && high <= NINE_DIGITS,
-      );
-      return new Set(fitting.map(([name]) => name));
-    });
+    return this.inEveryFile(table, partition, sessions, (footer) => footer.narrow);
   }
 
   /**
    * The columns every file of one partition of a table (within a range of sessions) holds only NULLs in, by
-   * the files' footers (`allNullColumns`).
+   * the files' footers (`FooterFacts.allNull`).
    */
   emptyColumns(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions?: SessionRange,
   ): ReadonlySet<string> {
-    return this.inEveryFile(table, partition, sessions, this.nullColumns, (footer) => footer.allNull);
+    return this.inEveryFile(table, partition, sessions, (footer) => footer.facts.allNull);
   }
 
   /**
    * What the footer of `entry`'s file tells, walked once: kept when it walked whole (store files never
-   * change; a file found damaged and put back is walked again).
+   * change). One that does not walk (a file missing or damaged) lends no statistics and is walked again
+   * next time, so a file put back is read as it is then.
    */
-  private footerOf(entry: FileEntry): FooterFacts {
-    let facts = this.footers.get(entry.path);
-    if (facts === undefined) {
-      facts = footerFacts(path.join(this.dir, entry.path));
-      if (facts.problem === undefined) this.footers.set(entry.path, facts);
+  private footerOf(entry: FileEntry): KeptFooter {
+    let kept = this.footers.get(entry.path);
+    if (kept === undefined) {
+      const facts = footerFacts(path.join(this.dir, entry.path));
+      const fitting = [...facts.integerBounds].filter(
+        ([, [low, high]]) => low >= -NINE_DIGITS && high <= NINE_DIGITS,
+      );
+      kept = { facts, narrow: new Set(fitting.map(([name]) => name)) };
+      if (facts.problem === undefined) this.footers.set(entry.path, kept);
     }
-    return facts;
+    return kept;
   }
 
-  /**
-   * The names in the set of every file of one partition of a table (within a range of sessions): each
-   * file's set is taken once by `read` from its footer's facts and kept in `kept`.
-   */
+  /** The names in the set `read` takes from the footer of every file of one partition of a table (within a range of sessions). */
   private inEveryFile(
     table: TableName,
     partition: Readonly<Record<string, string>>,
     sessions: SessionRange | undefined,
-    kept: Map<string, ReadonlySet<string>>,
-    read: (footer: FooterFacts) => ReadonlySet<string>,
+    read: (footer: KeptFooter) => ReadonlySet<string>,
   ): ReadonlySet<string> {
     let common: Set<string> | undefined;
     for (const entry of this.current.tables[table]) {
       if (!inPartition(entry, partition, sessions)) continue;
-      let names = kept.get(entry.path);
-      if (names === undefined) {
-        names = read(this.footerOf(entry));
-        kept.set(entry.path, names);
-      }
-      const those = names;
+      const those = read(this.footerOf(entry));
       common = new Set(common === undefined ? those : [...common].filter((name) => those.has(name)));
       if (common.size === 0) break;
     }

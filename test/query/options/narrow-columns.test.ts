@@ -20,7 +20,7 @@ import { StoreCache } from '../../../src/store/cache.js';
 import { quoteLiteral } from '../../../src/store/sql.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { WriteTransaction } from '../../../src/store/writer.js';
-import { commitGenerated } from './generated-store.js';
+import { commitGenerated, simulatedStock } from './generated-store.js';
 
 let dir: string;
 let reader: StoreReader;
@@ -35,22 +35,10 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-narrow-'));
   await commitGenerated(
     dir,
-    {
-      from: FROM,
-      to: TO,
-      seed: 7,
-      underlyings: [
-        {
-          symbol: 'XYZ',
-          style: 'stock',
-          series: { kind: 'simulated', startPrice: 100 },
-          listing: { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 0, leapsYears: 0 },
-        },
-      ],
-      snapshots: ['eod'],
-      minuteBars: false,
-      greeks: 'iv',
-    },
+    simulatedStock(
+      { from: FROM, to: TO, seed: 7 },
+      { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 0, leapsYears: 0 },
+    ),
     'generated',
   );
   const tx = await WriteTransaction.begin(dir);

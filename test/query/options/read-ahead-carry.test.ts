@@ -28,7 +28,7 @@ import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js'
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
-import { commitGenerated } from './generated-store.js';
+import { commitGenerated, simulatedStock } from './generated-store.js';
 
 let dir: string;
 let reader: StoreReader;
@@ -43,22 +43,10 @@ beforeAll(async () => {
   for (const [i, [from, to]] of PERIODS.entries()) {
     await commitGenerated(
       dir,
-      {
-        from,
-        to,
-        seed: 11 + i,
-        underlyings: [
-          {
-            symbol: 'XYZ',
-            style: 'stock',
-            series: { kind: 'simulated', startPrice: 100 },
-            listing: { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 1 },
-          },
-        ],
-        snapshots: ['eod'],
-        minuteBars: false,
-        greeks: 'iv',
-      },
+      simulatedStock(
+        { from, to, seed: 11 + i },
+        { weeklyDays: 0, monthlyMonths: 2, quarterlyMonths: 3, leapsYears: 1 },
+      ),
       `p${i}`,
     );
   }
