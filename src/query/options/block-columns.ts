@@ -209,8 +209,12 @@ function runsInOrder(order: Int32Array, offsets: Int32Array, by: Float64Array): 
   }
 }
 
-/** `from`'s values in the order of `order`'s rows. */
-function gathered(from: Float64Array, order: Int32Array): Float64Array {
+/**
+ * `from`'s values in the order of `order`'s rows. A loop, not `Float64Array.from(order, fn)`: that goes
+ * through the iterator protocol and a call a value, three times slower (a contract table's 92k values
+ * took 19–35 ms in a fresh process that way, 4–8 ms so).
+ */
+export function gathered(from: Float64Array, order: ArrayLike<number>): Float64Array {
   const to = new Float64Array(order.length);
   for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
   return to;

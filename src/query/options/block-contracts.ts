@@ -4,7 +4,7 @@
  */
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
-import { byDay } from './block-columns.js';
+import { byDay, gathered } from './block-columns.js';
 import { type Contract, contractAt, contractTable } from './contract-table.js';
 import { dayNumberOfIso } from './days.js';
 import type { ExpirationWindow } from './expiration-window.js';
@@ -67,7 +67,7 @@ export async function loadContracts(
   }
   const global = Int32Array.from(picked);
   const contracts = picked.map((i) => contractAt(table, i));
-  const byExpiration = byDay(Float64Array.from(picked, (i) => table.expirationDay[i]!));
+  const byExpiration = byDay(gathered(table.expirationDay, picked));
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   // A row's hash names a contract of the table; its number in this block is its place among the picked.
   let keys: ContractKeys | undefined;
@@ -81,10 +81,10 @@ export async function loadContracts(
         const id = at === undefined ? -1 : local[at]!;
         return id === -1 ? undefined : id;
       },
-      hashOf: Float64Array.from(global, (at) => table.hashes[at]!),
+      hashOf: gathered(table.hashes, global),
     };
   }
-  const firstTradedDay = Float64Array.from(picked, (i) => table.firstTradedDay[i]!);
+  const firstTradedDay = gathered(table.firstTradedDay, picked);
   return {
     contracts,
     keys,

@@ -5,6 +5,7 @@
  */
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
+import { gathered } from './block-columns.js';
 import { dayNumberSql, SYMBOL_KEY } from './block-sql.js';
 import { isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
@@ -112,11 +113,15 @@ export function inSymbolOrder(columns: (Float64Array | (string | null)[])[]): vo
     symbols[a]! < symbols[b]! ? -1 : symbols[a]! > symbols[b]! ? 1 : 0,
   );
   for (const [c, column] of columns.entries()) {
-    columns[c] =
-      column instanceof Float64Array
-        ? Float64Array.from(order, (i) => column[i]!)
-        : Array.from(order, (i) => column[i] ?? null);
+    columns[c] = column instanceof Float64Array ? gathered(column, order) : gatheredTexts(column, order);
   }
+}
+
+/** `from`'s texts in the order of `order`'s rows (a loop: see `gathered`). */
+function gatheredTexts(from: readonly (string | null)[], order: readonly number[]): (string | null)[] {
+  const to = new Array<string | null>(order.length);
+  for (let i = 0; i < order.length; i++) to[i] = from[order[i]!] ?? null;
+  return to;
 }
 
 /**
