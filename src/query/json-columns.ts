@@ -8,8 +8,15 @@
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
 
-/** The JSON array text of a column (`[v0,v1,…]`) and, once a subset is asked for, where each value starts. */
-type RenderedColumn = { readonly bytes: Buffer; starts: Uint32Array | undefined };
+/**
+ * The JSON array text of a column (`[v0,v1,…]`): as text until a subset is asked for, then as bytes with
+ * where each value starts (the text is let go then: one copy of it is kept, not two).
+ */
+type RenderedColumn = {
+  text: string | undefined;
+  bytes: Buffer | undefined;
+  starts: Uint32Array | undefined;
+};
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
@@ -28,20 +35,26 @@ export class JsonColumn {
   ) {}
 
   /**
-   * The bytes of the JSON array of the given rows (all, in order, when `rows` is null), with `format`
-   * giving the printed values of the whole column for a `dateformat` key.
+   * The JSON array of the given rows (all, in order, when `rows` is null), with `format` giving the
+   * printed values of the whole column for a `dateformat` key. The whole column comes as the text it was
+   * rendered to: the body is text, and bytes made of it only to be read back as text cost a 6,358-row
+   * chain's columns 2.5 ms.
    */
-  arrayBytes(
+  arrayJson(
     rows: Int32Array | null,
     formatKey: string,
     format: (values: readonly unknown[]) => readonly unknown[],
-  ): Buffer {
+  ): string | Buffer {
     let column = this.rendered.get(formatKey);
     if (column === undefined) {
-      column = { bytes: Buffer.from(JSON.stringify(format(this.values)), 'utf8'), starts: undefined };
+      column = { text: JSON.stringify(format(this.values)), bytes: undefined, starts: undefined };
       this.rendered.set(formatKey, column);
     }
-    if (rows === null) return column.bytes;
+    if (rows === null) return column.text ?? column.bytes!;
+    if (column.bytes === undefined) {
+      column.bytes = Buffer.from(column.text!, 'utf8');
+      column.text = undefined;
+    }
     column.starts ??= valueStarts(column.bytes, this.values.length);
     return pick(column.bytes, column.starts, rows);
   }

@@ -255,7 +255,7 @@ function* jsonWithColumns(
     else if (f !== undefined)
       yield f.json === undefined
         ? JSON.stringify(formatValues(f.values, f.kind, dateformat))
-        : f.json.column.arrayBytes(f.json.rows, formatKey, (values) =>
+        : f.json.column.arrayJson(f.json.rows, formatKey, (values) =>
             formatValues(values, f.kind, dateformat),
           );
   }

@@ -90,9 +90,19 @@ describe('answers printed from kept column texts', () => {
 
   it('prints exactly the rows asked for, in their order', () => {
     const column = new JsonColumn(['a', 'b,c', 'd'], 'string');
-    const text = (rows: Int32Array | null) => column.arrayBytes(rows, '', (v) => v).toString('utf8');
+    const text = (rows: Int32Array | null) => column.arrayJson(rows, '', (v) => v).toString();
     expect([text(null), text(Int32Array.of(2, 0)), text(Int32Array.of(1, 2)), text(Int32Array.of())]).toEqual(
       ['["a","b,c","d"]', '["d","a"]', '["b,c","d"]', '[]'],
     );
+  });
+
+  it('prints the whole column the same before and after a subset is asked, beyond ASCII too', () => {
+    const column = new JsonColumn(['é', 'b"c', '→', null], 'string');
+    const text = (rows: Int32Array | null) => column.arrayJson(rows, '', (v) => v).toString();
+    const whole = JSON.stringify(['é', 'b"c', '→', null]);
+    expect(text(null)).toBe(whole);
+    expect(text(Int32Array.of(2, 0, 3))).toBe(JSON.stringify(['→', 'é', null]));
+    expect(text(null)).toBe(whole);
+    expect(text(Int32Array.of(1))).toBe(JSON.stringify(['b"c']));
   });
 });
