@@ -37,8 +37,8 @@ export class JsonColumn {
   /**
    * The JSON array of the given rows (all, in order, when `rows` is null), with `format` giving the
    * printed values of the whole column for a `dateformat` key. The whole column comes as the text it was
-   * rendered to: the body is text, and bytes made of it only to be read back as text cost a 6,358-row
-   * chain's columns 2.5 ms.
+   * rendered to: the body is text, and bytes made of it only to be read back as text cost printing a
+   * 6,358-row chain's columns 1.2–1.6 ms of its 14–19.
    */
   arrayJson(
     rows: Int32Array | null,
