@@ -364,7 +364,13 @@ describe('crash safety with a real writer process', () => {
   }, 180_000);
 });
 
-describe('concurrency with real processes', () => {
+/**
+ * Five writer processes one after another and two readers beside them, each starting Node and DuckDB: 17 s
+ * on an idle 2-core machine, 55 s and once past 60 s while two suites ran on it at once.
+ */
+const CONCURRENCY_TIMEOUT_MS = 240_000;
+
+describe('concurrency with real processes', { timeout: CONCURRENCY_TIMEOUT_MS }, () => {
   it('lets readers query while a writer ingests; each read sees one whole version', async () => {
     const dir = await tempStore();
     await runChild(WRITE_CHILD, [dir, '0', '60', '100']);
