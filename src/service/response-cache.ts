@@ -8,6 +8,7 @@
 
 import type { Clock } from '../market-time/index.js';
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
+import { OPTION_RECORD_BYTES } from '../query/options/records.js';
 import { paramNames } from '../query/params.js';
 import type { Answer, Endpoint } from '../query/types.js';
 
@@ -181,15 +182,8 @@ export class ResponseCache {
 const SAMPLE = 8;
 
 /**
- * What one option record holds beyond the strings it shares with its fields: measured as the heap a year
- * of the sample's kept SPY chains let go when their records went (571 bytes a record, dated and whole
- * chains alike). Left out, the cache held 2.4–2.8 times the bytes it counted.
- */
-export const OPTION_RECORD_BYTES = 576;
-
-/**
  * An estimate of an answer's size in memory: each field's values, measured on a sample, and an option
- * answer's records behind them.
+ * answer's records behind them (left out, the cache held 2.4–2.8 times the bytes it counted).
  */
 export function estimateBytes(key: string, answer: Answer): number {
   let bytes = 256 + key.length * 2;
@@ -211,7 +205,7 @@ export function estimateBytes(key: string, answer: Answer): number {
  * the service prints, two otherwise) and, when the answer's fields keep their JSON text (`JsonColumn`),
  * that text too, about the body again.
  */
-export function printedBytes(answer: Answer, output: string, body: string): number {
+function printedBytes(answer: Answer, output: string, body: string): number {
   const copies = answer.fields.some((field) => field.json !== undefined) ? 2 : 1;
   return 128 + output.length * 2 + copies * body.length * (isLatin1(body) ? 1 : 2);
 }
