@@ -85,12 +85,17 @@ function lowAndHigh(values: Float64Array): [low: number, high: number] {
   return [low, high];
 }
 
-/** Parts' columns one after another (the one part as it is). */
+/**
+ * Parts' columns one after another; the one part with rows as it is. A block's carried rows are often
+ * none (every contract quoted on its first session): copying the block's columns behind no rows cost a
+ * fresh array a column.
+ */
 export function concatenated<K extends string>(
-  parts: readonly Record<K, Float64Array>[],
+  all: readonly Record<K, Float64Array>[],
   names: readonly K[],
 ): Record<K, Float64Array> {
-  if (parts.length === 1) return parts[0]!;
+  const parts = all.filter((part) => part[names[0]!].length > 0);
+  if (parts.length <= 1 && all.length > 0) return parts[0] ?? all[0]!;
   const length = parts.reduce((sum, part) => sum + part[names[0]!].length, 0);
   const out = {} as Record<K, Float64Array>;
   for (const name of names) {

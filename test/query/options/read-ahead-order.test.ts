@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  concatenated,
   inSessionOrder,
   interestColumns,
   QUOTE_COLUMNS,
@@ -66,6 +67,19 @@ describe('a block read in the files order', () => {
   it('sorts rows out of order within a session', () => {
     const shuffled = [late[2]!, early[4]!, early[1]!, late[0]!, early[3]!, early[0]!, late[1]!, early[2]!];
     expect(triples(inSessionOrder(quotes(shuffled)))).toEqual(sorted);
+  });
+
+  it("puts a block's parts one after another, and hands over the one part with rows as it is", () => {
+    const none = quotes([]);
+    const first = quotes(early);
+    const second = quotes(late);
+    // A block whose carried rows are none: its rows are not copied behind them.
+    expect(concatenated([none, first], NAMES)).toBe(first);
+    expect(concatenated([first, none], NAMES)).toBe(first);
+    expect(concatenated([none, none], NAMES)).toBe(none);
+    const both = concatenated([first, none, second], NAMES);
+    expect(triples(both)).toEqual(sorted);
+    expect(Array.from(both.bid)).toEqual(sorted.map(([c, d, t]) => c! * 1_000_000 + d! * 1000 + t!));
   });
 
   it("groups open interest by contract, each contract's rows in settled order, whatever order they came in", () => {
