@@ -202,6 +202,12 @@ export type StoreCacheOptions = {
    * blocks of its dates (default: the option core's `WINDOW_SESSION_ROWS`; tests of small stores set 0).
    */
   readonly loopWindowRows?: number;
+  /**
+   * The rows a session of a chain holds past which a current request of one date outside an announced
+   * loop is answered from that date's block of its session, never a loop's (default: the option core's
+   * `ONE_DATE_SESSION_ROWS`; tests of small stores set 0).
+   */
+  readonly oneDateSessionRows?: number;
 };
 
 /** The cache of one opened store, valid for one data version at a time. */
@@ -215,6 +221,8 @@ export class StoreCache {
   private readonly computedValues = new SizedLru(COMPUTED_BYTES);
   /** See {@link StoreCacheOptions.loopWindowRows}. */
   readonly loopWindowRows: number | undefined;
+  /** See {@link StoreCacheOptions.oneDateSessionRows}. */
+  readonly oneDateSessionRows: number | undefined;
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(
@@ -224,6 +232,7 @@ export class StoreCache {
     this.version = dataVersion();
     this.sessions = new SizedLru(options.sessionCacheBytes ?? DEFAULT_SESSION_CACHE_BYTES);
     this.loopWindowRows = options.loopWindowRows;
+    this.oneDateSessionRows = options.oneDateSessionRows;
   }
 
   /** The bytes the session cache holds now (values kept, not what states hold: see `hold`). */

@@ -39,6 +39,16 @@ const FIRST_AHEAD_SESSIONS = 30;
 const ROW_BUDGET = 300_000;
 /** Rows the first block of a loop may hold: a dense chain (thousands of contracts) reads fewer sessions. */
 const FIRST_ROW_BUDGET = 100_000;
+/**
+ * Rows a session of a chain holds past which a current request of one date outside an announced loop is
+ * answered from that date's block of its session, never from a loop's block. A loop's first block there
+ * could hold no more than its session and the one before, of every date of its window (an index's chain
+ * quoted every minute: 110,000-185,000 rows a session, its 0DTE date 43,000-130,000), so random minutes
+ * that stepped forward twice by chance read blocks of 220,000-412,000 rows (125-433 ms, 5 of 200 random
+ * minutes), held against the session cache while the date blocks they spared were read all the same; and
+ * a minute loop over 0DTE dates read one at every new session.
+ */
+const ONE_DATE_SESSION_ROWS = FIRST_ROW_BUDGET / 2;
 /** How much larger each next block of a loop may be than the last, and the most sessions one reads. */
 const GROWTH = 4;
 const MAX_AHEAD_SESSIONS = 1_000;
@@ -114,7 +124,7 @@ export async function readAheadRows(
     }
   }
   // One loop per chain, whichever of its expirations each request asks.
-  const block = await loopBlock(sql, cache, asOf, chainOf(scope), scope.expiration);
+  const block = await loopBlock(sql, cache, asOf, chainOf(scope), scope.expiration, oneExpiration);
   if (block !== undefined) {
     return asOf.kind === 'dated'
       ? datedRows(block, asOf.session, undefined, scope.expiration)
@@ -312,6 +322,8 @@ async function loopBlock(
   scope: Exclude<Scope, { optionSymbol: string }>,
   /** The date the request asks (or how to find it: only a request of a loop looks it up). */
   asked: ExpirationNeed | (() => Promise<ExpirationNeed>),
+  /** Whether a block of the asked date's session can answer the request instead (`readAheadRows`). */
+  oneDate = false,
 ): Promise<Block | undefined> {
   const state = cache.state<LoopState>(loopStateKey(scope), () => ({
     lastSession: undefined,
@@ -348,6 +360,9 @@ async function loopBlock(
   const need = typeof asked === 'function' ? await asked() : asked;
   if (need === undefined) state.wholeAsked = true;
   if (block !== undefined && covers(block, asOf) && windowHolds(block.window, need, session)) return block;
+  // A dense chain's request of one date at an instant: that date's session block answers it.
+  const oneDateRows = cache.oneDateSessionRows ?? ONE_DATE_SESSION_ROWS;
+  if (oneDate && !inAnnounced && state.chainRows > oneDateRows) return undefined;
   /** Rows a session of the scope holds, about: how many sessions one query of the block reads. */
   let density: number;
   let span: { lookback: number; ahead: number };
@@ -373,6 +388,7 @@ async function loopBlock(
     const rows = await sessionRows(sql, scope.underlying, session);
     density = rows;
     state.chainRows = rows;
+    if (oneDate && rows > oneDateRows) return undefined;
     span = blockSpan(FIRST_AHEAD_SESSIONS, Math.floor(FIRST_ROW_BUDGET / Math.max(1, rows)));
   } else {
     // The loop outran a block: read further ahead next time, as far as the row budget allows.

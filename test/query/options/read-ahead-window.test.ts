@@ -136,6 +136,38 @@ describe('a loop over a sparse chain', () => {
   });
 });
 
+describe('a loop over one date of a dense chain at instants', () => {
+  // The sample's chains are sparse: `oneDateSessionRows: 0` makes every session dense for the rule.
+  it("answers each instant from its date's session block, as the query does, and reads no loop block", async () => {
+    const scope = { underlying: 'SPY', expiration: '2019-04-18' };
+    const sessions = sessionsBetween('2019-03-01', '2019-03-14');
+    const dense = new StoreCache(() => reader.dataVersion, { oneDateSessionRows: 0 });
+    let answered = 0;
+    for (const session of sessions) {
+      // Two instants a session after its last snapshot (the sample's are at 15:45 and 16:00, so the
+      // session's block holds every answer): a minute loop that steps forward from session to session.
+      for (const wall of ['16:05', '16:30']) {
+        const asOf = currentAsOf('live', etWallToSeconds(session, wall));
+        const ahead = await readAheadRows(reader.sql, dense, asOf, scope);
+        if (ahead === undefined) continue;
+        answered++;
+        const expected = recordsOf(asOf, rowSource(await scopeRows(reader.sql, asOf, scope)));
+        expect(recordsOf(asOf, ahead), `${session} ${wall}`).toEqual(expected);
+      }
+      expect(await loopBlockDates(dense, { underlying: 'SPY' }), session).toBeNull();
+    }
+    expect(answered).toBeGreaterThanOrEqual(sessions.length);
+    // The same requests on a chain below the rule's density make a loop and read its block.
+    const sparse = new StoreCache(() => reader.dataVersion);
+    for (const session of sessions) {
+      for (const wall of ['16:05', '16:30']) {
+        await readAheadRows(reader.sql, sparse, currentAsOf('live', etWallToSeconds(session, wall)), scope);
+      }
+    }
+    expect(await loopBlockDates(sparse, { underlying: 'SPY' })).not.toBeNull();
+  }, 120_000);
+});
+
 describe('requests of one loop asked at once', () => {
   it('answers a date and the whole chain asked together, each as the query does', async () => {
     const spy = { underlying: 'SPY' };
