@@ -383,20 +383,16 @@ export class SqlSession {
     // A chunk at a time, each let go once copied: every chunk the driver hands over is a copy of the
     // result's (and its vectors copy again), freed only when collected. Holding them all to the end held
     // the rows three times over: five reads of 400,000 rows of 16 doubles peaked at 697-718 MB that way,
-    // 529-540 MB a chunk at a time. Each chunk is fetched (`fetchChunk`, copied out of the result on a
-    // worker thread), not got by its index (`getChunk`, the same copy made on the main thread): for the
-    // 374,616 rows of twelve columns of the sample's spy-short-put block the main thread spent 13-35 ms
-    // instead of 129-137. The next chunk is asked for before this one is copied, so the two overlap. The
-    // result is materialized, so a statement run meanwhile does not cut it short.
+    // 529-540 MB a chunk at a time. Got by index on the main thread, not fetched (`fetchChunk`, the copy
+    // made on a worker thread): fetching took the main thread's part of handing over the spy-short-put
+    // block (374,616 rows) from 129-137 ms to 13-35 ms, but its copies land in the thread pool's memory
+    // arenas, and the chain bench's current chains then peaked at 323-340 MB instead of 291-297.
     let offset = 0;
-    let next = result.fetchChunk();
-    for (;;) {
-      const chunk = await next;
-      if (chunk === null || chunk.rowCount === 0) break;
-      next = result.fetchChunk();
-      // Never unhandled, should this chunk's copy throw before the next one is awaited.
-      next.catch(() => undefined);
+    const chunkCount = result.chunkCount;
+    for (let chunkIndex = 0; chunkIndex < chunkCount; chunkIndex++) {
+      const chunk = result.getChunk(chunkIndex);
       const count = chunk.rowCount;
+      if (count === 0) continue;
       if (offset + count > rows)
         throw new StoreError('typedColumns: more rows than the result counts', { sql });
       for (let c = 0; c < names.length; c++) {

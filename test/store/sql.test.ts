@@ -116,17 +116,18 @@ describe('SqlSession', () => {
   });
 
   it('hands over every chunk of results read at once on one session, each whole and in order', async () => {
-    // Chunks are fetched one after another while the next statement runs on the same connection: a
-    // result cut short or chunks crossed between results would show as a wrong or missing value.
+    // Results of 20 to 59 chunks (2,048 rows each), copied while the next statement runs on the same
+    // connection: a result cut short or chunks crossed between results would show as a wrong or missing
+    // value (a streamed result, for one, ends when the connection runs another statement).
     const statement = (k: number) =>
       `SELECT CAST(i * ${k} AS DOUBLE), CASE WHEN i % 5 = 0 THEN NULL ELSE CAST(i AS INTEGER) END,
               CAST(i / ${k} AS DECIMAL(9, 2))
-       FROM range(${10_000 * k}) t(i)`;
+       FROM range(${40_000 * k}) t(i)`;
     const results = await Promise.all([1, 2, 3].map((k) => sql.typedColumns(statement(k))));
     for (const [at, { columns }] of results.entries()) {
       const k = at + 1;
       const [scaled, integers, decimals] = columns as [Float64Array, Float64Array, Float64Array];
-      expect(scaled).toHaveLength(10_000 * k);
+      expect(scaled).toHaveLength(40_000 * k);
       const wrong = Array.from(scaled, (_value, i) => i).filter(
         (i) =>
           scaled[i] !== i * k ||
