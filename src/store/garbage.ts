@@ -8,6 +8,7 @@ import path from 'node:path';
 import { TABLES_DIR } from './layout.js';
 import { leasedFiles } from './lease.js';
 import type { Manifest, RetiredEntry } from './manifest.js';
+import { sessionColumnsOwner } from './session-columns.js';
 
 /**
  * A file that left the manifest is kept this long after it left: a reader that has not refreshed still
@@ -40,6 +41,15 @@ export async function removeGarbage(dir: string, base: Manifest, now: number): P
     if (!entry.isFile()) continue;
     const abs = path.join(entry.parentPath, entry.name);
     const rel = path.relative(dir, abs).split(path.sep).join('/');
+    // A session column file lives and goes with its Parquet file, and is never listed itself.
+    const owner = sessionColumnsOwner(rel);
+    if (owner !== undefined) {
+      if (live.has(owner) || leased.has(owner)) continue;
+      const ownerSince = retiredAt.get(owner);
+      const since = ownerSince !== undefined && Number.isFinite(ownerSince) ? ownerSince : undefined;
+      if (now - (since ?? (await fs.stat(abs)).mtimeMs) > grace) await fs.rm(abs, { force: true });
+      continue;
+    }
     if (live.has(rel)) continue;
     const since = retiredAt.get(rel);
     if (leased.has(rel)) {

@@ -20,6 +20,7 @@ import {
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
 import type { TableName } from './schema.js';
+import type { SessionColumnsPart, SessionColumnsTable } from './session-columns.js';
 import { inlineParams, quoteIdentifier, type SqlParams } from './sql-text.js';
 
 export { quoteIdentifier, quoteLiteral, type SqlParams, type SqlValue } from './sql-text.js';
@@ -159,6 +160,14 @@ export class SqlSession {
   narrowSource: PartitionColumnsSource | undefined;
   /** Set by a store reader: a partition's rows and sessions (see `extent`). */
   extentSource: ExtentSource | undefined;
+  /** Set by a store reader: where a session's rows lie in a session column file (see `sessionColumns`). */
+  sessionColumnsSource:
+    | ((
+        table: SessionColumnsTable,
+        partition: Readonly<Record<string, string>>,
+        sessions: { readonly first: string; readonly last: string },
+      ) => readonly SessionColumnsPart[] | undefined)
+    | undefined;
   /**
    * Set by a store reader: called once when a statement fails, before the error is thrown; when it
    * returns true (it found and set aside a damaged file), the statement runs again, once.
@@ -243,6 +252,21 @@ export class SqlSession {
    */
   extent(table: TableName, partition: Readonly<Record<string, string>>): PartitionExtent | undefined {
     return this.extentSource?.(table, partition);
+  }
+
+  /**
+   * Where the rows of the sessions `first`…`last` (ISO dates) of one partition of `table` lie in session
+   * column files (`session-columns.ts`), to be read with no statement: a part per session with rows, in
+   * session order (none when the store holds none); undefined when they are to be read through DuckDB
+   * (outside a store reader, a file without a session column file, a file missing or damaged, a session
+   * in more than one file).
+   */
+  sessionColumns(
+    table: SessionColumnsTable,
+    partition: Readonly<Record<string, string>>,
+    sessions: { readonly first: string; readonly last: string },
+  ): readonly SessionColumnsPart[] | undefined {
+    return this.sessionColumnsSource?.(table, partition, sessions);
   }
 
   /** Runs a statement for its effect. */

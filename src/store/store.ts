@@ -22,6 +22,12 @@ import { readManifest } from './manifest.js';
 import { readParquetSql } from './parquet.js';
 import { TABLE_PARTITIONS, TABLES, type TableName } from './schema.js';
 import {
+  SessionColumnsFile,
+  type SessionColumnsPart,
+  type SessionColumnsTable,
+  sessionColumnsPath,
+} from './session-columns.js';
+import {
   type PartitionExtent,
   quoteIdentifier as q,
   quoteLiteral,
@@ -40,7 +46,13 @@ export const DEFAULT_READER_MEMORY = '256MB';
 const NINE_DIGITS = 999_999_999;
 
 /** Options for opening a store. */
-export type OpenStoreOptions = SqlOptions;
+export type OpenStoreOptions = SqlOptions & {
+  /**
+   * Whether a session's rows are read from the session column files beside the Parquet files when they
+   * are there (`session-columns.ts`); false reads every row through DuckDB. Default true.
+   */
+  readonly sessionColumns?: boolean;
+};
 
 /** A file's footer as a reader keeps it: what its walk told, and its integer columns of nine digits at most. */
 type KeptFooter = { readonly facts: FooterFacts; readonly narrow: ReadonlySet<string> };
@@ -64,12 +76,15 @@ export class StoreReader {
   private readonly made = new Map<TableName, Promise<void>>();
   /** The views made and done (`made` also holds those still being made). */
   private readonly ready = new Set<TableName>();
+  /** Per Parquet file path: its session column file, checked once (null: none usable). */
+  private readonly sessionFiles = new Map<string, SessionColumnsFile | null>();
 
   private constructor(
     readonly dir: string,
     readonly sql: SqlSession,
     private current: Manifest,
     private readonly spill: string | undefined,
+    private readonly useSessionColumns: boolean,
   ) {}
 
   /** Opens the store in `dir` for reading. */
@@ -90,10 +105,11 @@ export class StoreReader {
       options.tempDirectory === undefined
         ? path.join(os.tmpdir(), `pitchain-reader-${process.pid}-${randomUUID().slice(0, 8)}`)
         : undefined;
+    const { sessionColumns = true, ...sqlOptions } = options;
     const sql = await SqlSession.open({
       memoryLimit: DEFAULT_READER_MEMORY,
       ...(spill === undefined ? {} : { tempDirectory: spill }),
-      ...options,
+      ...sqlOptions,
     });
     // The store's files are content-addressed and never rewritten, so their footers can be kept.
     await sql.run('SET parquet_metadata_cache = true');
@@ -104,7 +120,7 @@ export class StoreReader {
     // The queries put the small side of a join in the IN (…) subquery; left to its estimates of filtered
     // Parquet scans, DuckDB would sometimes build its hash table on millions of rows instead.
     await sql.run("SET disabled_optimizers = 'build_side_probe_side'");
-    const reader = new StoreReader(root, sql, manifest, spill);
+    const reader = new StoreReader(root, sql, manifest, spill, sessionColumns);
     // Opening reads the manifest only: a view over every file of a table costs some 10 ms per thousand
     // files to make (and each file a stat), so each is made on the first statement that reads it.
     sql.prepare = (text) => reader.viewsOf(text);
@@ -112,6 +128,10 @@ export class StoreReader {
     sql.emptySource = (table, partition, sessions) => reader.emptyColumns(table, partition, sessions);
     sql.narrowSource = (table, partition, sessions) => reader.narrowColumns(table, partition, sessions);
     sql.extentSource = (table, partition) => reader.extent(table, partition);
+    if (sessionColumns) {
+      sql.sessionColumnsSource = (table, partition, sessions) =>
+        reader.sessionColumns(table, partition, sessions);
+    }
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
   }
@@ -313,6 +333,57 @@ export class StoreReader {
     return common ?? new Set();
   }
 
+  /**
+   * Where the rows of the sessions `first`…`last` of one partition of `table` lie in session column
+   * files (see `SqlSession.sessionColumns`): undefined when they must be read through DuckDB (a file
+   * without one, a file missing or damaged, two files holding a session, a store that does not record its
+   * files' sessions).
+   */
+  sessionColumns(
+    table: SessionColumnsTable,
+    partition: Readonly<Record<string, string>>,
+    sessions: { readonly first: string; readonly last: string },
+  ): SessionColumnsPart[] | undefined {
+    if (!this.useSessionColumns) return undefined;
+    const entries = this.current.tables[table].filter((entry) => inPartition(entry, partition, sessions));
+    if (entries.some((entry) => entry.sessions === undefined)) return undefined;
+    entries.sort((a, b) => (a.sessions!.first < b.sessions!.first ? -1 : 1));
+    const firstDay = dayNumber(sessions.first);
+    const lastDay = dayNumber(sessions.last);
+    const parts: SessionColumnsPart[] = [];
+    for (const [i, entry] of entries.entries()) {
+      // A session in two files is read through DuckDB, which reads them in its own order.
+      if (i > 0 && entry.sessions!.first <= entries[i - 1]!.sessions!.last) return undefined;
+      const file = this.sessionColumnsFile(table, entry);
+      if (file === undefined) return undefined;
+      for (const day of file.days()) {
+        if (day >= firstDay && day <= lastDay) parts.push({ file, day, rows: file.rowsOf(day) });
+      }
+    }
+    return parts;
+  }
+
+  /**
+   * The session column file of `entry`, checked once: undefined when there is none usable, or when the
+   * Parquet file is missing or damaged (then it is read, and reported as a query of it would be).
+   */
+  private sessionColumnsFile(table: TableName, entry: FileEntry): SessionColumnsFile | undefined {
+    if (this.badFooters.has(entry.path) || quickCheckSync(this.dir, table, entry) !== undefined)
+      return undefined;
+    if (this.footerOf(entry).facts.problem !== undefined) return undefined;
+    let file = this.sessionFiles.get(entry.path);
+    if (file === undefined) {
+      file =
+        SessionColumnsFile.open(
+          path.join(this.dir, sessionColumnsPath(entry.path)),
+          entry.sha256,
+          entry.rows,
+        ) ?? null;
+      this.sessionFiles.set(entry.path, file);
+    }
+    return file ?? undefined;
+  }
+
   /** One partition's rows and the sessions they span, from the pinned manifest (see `SqlSession.extent`). */
   extent(table: TableName, partition: Readonly<Record<string, string>>): PartitionExtent | undefined {
     let rows = 0;
@@ -452,6 +523,11 @@ const VIEW_USE = Object.fromEntries(
  * by year, holds a year of the sessions; when the manifest records the file's sessions, whether they
  * meet the range.
  */
+/** An ISO date's day number (days since 1970-01-01). */
+function dayNumber(iso: string): number {
+  return Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+}
+
 function inPartition(
   entry: FileEntry,
   partition: Readonly<Record<string, string>>,

@@ -40,6 +40,8 @@ import {
   TABLES,
   type TableName,
 } from './schema.js';
+import { hasSessionColumns, sessionColumnsOwner, sessionColumnsPath } from './session-columns.js';
+import { writeSessionColumns } from './session-columns-write.js';
 import { quoteIdentifier as q, quoteLiteral, SqlSession } from './sql.js';
 
 /** What an ingest reports about one source for provenance (the time is added at commit). */
@@ -407,7 +409,8 @@ export class WriteTransaction {
     ]);
     for (const file of this.written) {
       const rel = path.relative(this.dir, file).split(path.sep).join('/');
-      if (!kept.has(rel)) await fs.rm(file, { force: true }).catch(() => {});
+      // A session column file goes with its Parquet file.
+      if (!kept.has(sessionColumnsOwner(rel) ?? rel)) await fs.rm(file, { force: true }).catch(() => {});
     }
     this.written.clear();
   }
@@ -587,6 +590,12 @@ export class WriteTransaction {
          FROM read_parquet(${quoteLiteral(path.join(dirAbs, name))})`,
       );
       if (range !== undefined) entry.sessions = { first: range.first, last: range.last };
+    }
+    if (hasSessionColumns(table) && rows > 0) {
+      // Derived from the file just named, before the manifest lists it: a reader finds both or neither.
+      const abs = path.join(dirAbs, name);
+      this.written.add(sessionColumnsPath(abs));
+      await writeSessionColumns(sql, table, abs, sha256);
     }
     return entry;
   }

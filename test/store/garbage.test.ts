@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GARBAGE_GRACE_MS } from '../../src/store/garbage.js';
 import { readManifest } from '../../src/store/manifest.js';
+import { sessionColumnsPath } from '../../src/store/session-columns.js';
 import { StoreReader } from '../../src/store/store.js';
 import { WriteTransaction } from '../../src/store/writer.js';
 import { pinTimeZone } from '../helpers/time-zone.js';
@@ -40,6 +41,9 @@ describe('garbage collection', () => {
     await ingest(dir, 0);
     const [first] = (await readManifest(dir))!.tables.option_quotes;
     const file = path.join(dir, first!.path);
+    // Its session column file lives and goes with it, and is never listed itself.
+    const sessions = sessionColumnsPath(file);
+    await expect(fs.access(sessions)).resolves.toBeUndefined();
     // Written an hour before it is replaced: its age says nothing about who still reads it.
     const hourAgo = new Date(T0 - 3_600_000);
     await fs.utimes(file, hourAgo, hourAgo);
@@ -56,10 +60,12 @@ describe('garbage collection', () => {
       vi.setSystemTime(T0 + GARBAGE_GRACE_MS);
       await ingest(dir, 3);
       await expect(fs.access(file)).resolves.toBeUndefined();
+      await expect(fs.access(sessions)).resolves.toBeUndefined();
 
       vi.setSystemTime(T0 + GARBAGE_GRACE_MS + 1_000);
       await ingest(dir, 4);
       await expect(fs.access(file)).rejects.toThrow();
+      await expect(fs.access(sessions)).rejects.toThrow();
       const retired = (await readManifest(dir))!.retired ?? [];
       expect(retired.map((r) => r.path)).not.toContain(first!.path);
       // Each later file is listed once, from the commit that replaced it.

@@ -23,6 +23,7 @@ import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
 import type { Scope } from './scope.js';
+import { type PartRuns, partRuns } from './session-file-rows.js';
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -122,9 +123,26 @@ export async function loadBlock(
     ready === undefined || !some ? '' : contractSymbolsSql(alias, ready.contracts);
   let numbering: ScopeContracts | undefined = ready;
   for (const [i, slice] of slices.entries()) {
-    const quoteSource = await sql.from('option_quotes', underlying, slice);
     // Open interest settled from the session before the block's first.
     const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
+    // From the session column files when they are there: the rows' bytes, no statement.
+    const files = sliceFromFiles(
+      sql,
+      scope.underlying,
+      slice,
+      oiSlice,
+      keys,
+      some ? ready : undefined,
+      empty,
+    );
+    if (files !== undefined) {
+      numbering ??= await contractsOf;
+      if (numbering.keys === undefined) return loadBlock(sql, scope, first, last, numbering, loop, window);
+      quoteParts.push(inSessionOrder(numbered(withEmpty(files.quotes, empty), numbering, QUOTE_COLUMNS)));
+      interestParts.push(numbered(files.interest, numbering, INTEREST_NAMES));
+      continue;
+    }
+    const quoteSource = await sql.from('option_quotes', underlying, slice);
     const interestSource = await sql.from('open_interest', underlying, oiSlice);
     const quoteRead = sql.typedColumns(
       `SELECT ${quoteColumnsSql(keys, empty, narrow)}
@@ -215,6 +233,50 @@ export async function loadBlock(
       offsets.byteLength +
       known.bytes,
   };
+}
+
+/**
+ * A slice's quote and open interest rows read from the session column files, in the columns and order
+ * its statements would hand over (`quoteColumnsSql` without the `empty` columns, `interestColumnsSql`);
+ * undefined when they are to be read through DuckDB (no such files, rows named by symbols, a read that
+ * fails). Some dates' reads (`known`) keep their contracts' rows only, as the statements' symbol ranges
+ * and the numbering do together.
+ */
+function sliceFromFiles(
+  sql: SqlSession,
+  underlying: string,
+  slice: { readonly first: string; readonly last: string },
+  oiSlice: { readonly first: string; readonly last: string },
+  keys: object | undefined,
+  known: ScopeContracts | undefined,
+  empty: ReadonlySet<string>,
+): { quotes: Float64Array[]; interest: Float64Array[] } | undefined {
+  if (keys === undefined || (known !== undefined && known.keys === undefined)) return undefined;
+  const partition = { underlying };
+  const quoteParts = sql.sessionColumns('option_quotes', partition, slice);
+  const interestParts = sql.sessionColumns('open_interest', partition, oiSlice);
+  if (quoteParts === undefined || interestParts === undefined) return undefined;
+  const index = known?.keys;
+  const kept = index === undefined ? undefined : (key: number) => index.get(key) !== undefined;
+  const read = (runs: PartRuns, names: readonly string[]) => {
+    const columns = names.map(() => new Float64Array(runs.rows));
+    runs.read(
+      names.map((name, c) => [name, columns[c]!] as const),
+      0,
+    );
+    return columns;
+  };
+  try {
+    return {
+      quotes: read(partRuns(quoteParts, kept), [
+        'key',
+        ...QUOTE_COLUMNS.slice(1).filter((name) => !empty.has(name)),
+      ]),
+      interest: read(partRuns(interestParts, kept), ['key', 'day', 'open_interest', 'published_at']),
+    };
+  } catch {
+    return undefined; // read through DuckDB instead
+  }
 }
 
 /** The bytes of the buffers under `arrays`, each counted once however many views share it. */

@@ -4,11 +4,12 @@
  * skip row groups of other dates.
  */
 import { TABLES } from '../../store/schema.js';
+import { SYMBOL_KEY } from '../../store/session-columns.js';
 import { quoteLiteral } from '../../store/sql.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 
-/** The 53-bit hash of a row's contract symbol, exact as a double. */
-export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+/** The 53-bit hash of a row's contract symbol, exact as a double: the session column files' keys too. */
+export { SYMBOL_KEY };
 
 /**
  * How rows of `alias` name their contract when read as columns: the symbol's hash when the contracts have

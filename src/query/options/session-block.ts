@@ -18,7 +18,9 @@ import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } fr
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
 import type { Scope } from './scope.js';
+import { partRuns } from './session-file-rows.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
+import { firstNot } from './sorted-search.js';
 
 /** The quote columns a dated answer prints (the loop blocks' without the contract, the day and the Greeks). */
 const SESSION_COLUMNS = QUOTE_COLUMNS.slice(
@@ -92,35 +94,13 @@ async function loadSession(
   session: string,
   expiration?: string,
 ): Promise<SessionBlock> {
-  const underlying = table.underlying;
   // One expiration's rows: the numbering below keeps only the table's contracts, and the answer that date's.
   const only = (alias: string) =>
     expiration === undefined ? '' : symbolRangesSql(alias, expiration, rootsExpiringOn(table, expiration));
   const settled = previousSession(session);
-  const [quoteSource, interestSource] = await Promise.all([
-    sql.from('option_quotes', { underlying }, { first: session, last: session }),
-    sql.from('open_interest', { underlying }, { first: settled, last: settled }),
-  ]);
-  const key = (alias: string) => contractKeySql(alias, table.keys);
-  const double = asDouble;
-  // The wide columns whose every value fits in 32 bits go so (half the bytes to hand over). The open
-  // interest rows' untyped NULLs take each column's type from the quotes'; the bid's place holds the
-  // open interest too, a DOUBLE, so that column comes back as DOUBLE whatever the bid's type.
-  const narrow = sql.narrowColumns('option_quotes', { underlying }, { first: session, last: session });
-  const read = (name: SessionColumn) => quoteReadSql(name, narrow);
-  const { columns } = await sql.typedColumns(
-    `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${SESSION_COLUMNS.map(read).join(', ')}
-     FROM ${quoteSource} q
-     WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE) ${only('q')}
-     UNION ALL
-     SELECT ${double(String(INTEREST_ROW))}, ${key('o')}, ${double('epoch_ms(o.published_at) / 1000')},
-       ${double('o.open_interest')}, ${Array(SESSION_COLUMNS.length - 2)
-         .fill('NULL')
-         .join(', ')}
-     FROM ${interestSource} o
-     WHERE o.underlying = $underlying AND o.settled_session = CAST($settled AS DATE) ${only('o')}`,
-    { underlying, session, settled },
-  );
+  // From the session column files when they are there: a read of the rows' bytes, no statement.
+  const fromFiles = sessionFileRows(sql, table, session, settled, expiration);
+  const columns = fromFiles ?? (await sessionStatementRows(sql, table, session, settled, only));
   const kinds = (columns[0] ?? new Float64Array(0)) as Float64Array;
   const keys = columns[1] ?? [];
   const values = columns.slice(2) as Float64Array[];
@@ -168,6 +148,104 @@ async function loadSession(
     // Eleven numbers and a contract number a row.
     bytes: ids.length * ((SESSION_COLUMNS.length + 2) * 8 + 4) + 256,
   };
+}
+
+/** The statement's rows of `loadSession`: kind, key and the session columns of the quotes UNION ALL the open interest. */
+async function sessionStatementRows(
+  sql: SqlSession,
+  table: ContractTable,
+  session: string,
+  settled: string,
+  only: (alias: string) => string,
+): Promise<readonly (Float64Array | (string | null)[])[]> {
+  const underlying = table.underlying;
+  const [quoteSource, interestSource] = await Promise.all([
+    sql.from('option_quotes', { underlying }, { first: session, last: session }),
+    sql.from('open_interest', { underlying }, { first: settled, last: settled }),
+  ]);
+  const key = (alias: string) => contractKeySql(alias, table.keys);
+  const double = asDouble;
+  // The wide columns whose every value fits in 32 bits go so (half the bytes to hand over). The open
+  // interest rows' untyped NULLs take each column's type from the quotes'; the bid's place holds the
+  // open interest too, a DOUBLE, so that column comes back as DOUBLE whatever the bid's type.
+  const narrow = sql.narrowColumns('option_quotes', { underlying }, { first: session, last: session });
+  const read = (name: SessionColumn) => quoteReadSql(name, narrow);
+  const { columns } = await sql.typedColumns(
+    `SELECT ${double(String(QUOTE_ROW))}, ${key('q')}, ${SESSION_COLUMNS.map(read).join(', ')}
+     FROM ${quoteSource} q
+     WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE) ${only('q')}
+     UNION ALL
+     SELECT ${double(String(INTEREST_ROW))}, ${key('o')}, ${double('epoch_ms(o.published_at) / 1000')},
+       ${double('o.open_interest')}, ${Array(SESSION_COLUMNS.length - 2)
+         .fill('NULL')
+         .join(', ')}
+     FROM ${interestSource} o
+     WHERE o.underlying = $underlying AND o.settled_session = CAST($settled AS DATE) ${only('o')}`,
+    { underlying, session, settled },
+  );
+  return columns;
+}
+
+/**
+ * The same rows as `sessionStatementRows`, read from the session column files of the session's quotes
+ * and of the open interest settled the session before; undefined when either is to be read through
+ * DuckDB, when rows are named by symbols (two contracts share a hash), or when a read fails.
+ */
+function sessionFileRows(
+  sql: SqlSession,
+  table: ContractTable,
+  session: string,
+  settled: string,
+  expiration: string | undefined,
+): Float64Array[] | undefined {
+  const keys = table.keys;
+  if (keys === undefined) return undefined;
+  const partition = { underlying: table.underlying };
+  const quotes = sql.sessionColumns('option_quotes', partition, { first: session, last: session });
+  const interest = sql.sessionColumns('open_interest', partition, { first: settled, last: settled });
+  if (quotes === undefined || interest === undefined) return undefined;
+  // One expiration's request keeps the rows of its symbols (`symbolRangesSql`): per root, a range of the
+  // table's contracts, whose symbols are sorted.
+  const ranges = expiration === undefined ? undefined : contractRanges(table, expiration);
+  const kept =
+    ranges === undefined
+      ? undefined
+      : (key: number) => {
+          const id = keys.get(key);
+          return id !== undefined && ranges.some(([low, high]) => id >= low && id < high);
+        };
+  try {
+    const quoteRuns = partRuns(quotes, kept);
+    const interestRuns = partRuns(interest, kept);
+    const quoteRows = quoteRuns.rows;
+    const total = quoteRows + interestRuns.rows;
+    const kinds = new Float64Array(total).fill(INTEREST_ROW, quoteRows);
+    const rowKeys = new Float64Array(total);
+    const values = SESSION_COLUMNS.map(() => new Float64Array(total));
+    quoteRuns.read([['key', rowKeys], ...SESSION_COLUMNS.map((name, c) => [name, values[c]!] as const)], 0);
+    // The open interest rows take the quote time's and the bid's places (as in the statement).
+    interestRuns.read(
+      [
+        ['key', rowKeys],
+        ['published_at', values[0]!],
+        ['open_interest', values[1]!],
+      ],
+      quoteRows,
+    );
+    for (const column of values.slice(2)) column.fill(Number.NaN, quoteRows);
+    return [kinds, rowKeys, ...values];
+  } catch {
+    return undefined; // read through DuckDB instead
+  }
+}
+
+/** Per root expiring on `expiration`, the table's contracts whose symbols are that root's of that date. */
+function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
+  const date = expiration.slice(2).replaceAll('-', '');
+  const next = String(Number(date) + 1).padStart(6, '0');
+  const { symbols } = table;
+  const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
+  return rootsExpiringOn(table, expiration).map((root) => [from(root + date), from(root + next)] as const);
 }
 
 /** The contract table's number of each row's contract (by its key or its symbol), or -1. */

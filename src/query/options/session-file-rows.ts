@@ -1,0 +1,82 @@
+/**
+ * Reading rows from session column files (`store/session-columns.ts`) as a block's statements would hand
+ * them over: per session part, the runs of rows whose contracts are kept (found from the key column alone),
+ * then each column asked for, run by run, into the caller's arrays. No statement, nothing to decode.
+ */
+import { closeSync } from 'node:fs';
+import type { SessionColumnsFile, SessionColumnsPart } from '../../store/session-columns.js';
+
+/** The kept rows of some session parts, ready to be read into columns (see `partRuns`). */
+export type PartRuns = {
+  /** How many rows are kept. */
+  readonly rows: number;
+  /**
+   * Reads the kept rows' columns, in the parts' order, into each target from index `at` on. The column
+   * `key` is the rows' keys, and `day` their session's day number; any other is the file's column.
+   * Throws when a file cannot be read (the caller reads through DuckDB instead).
+   */
+  read(targets: readonly (readonly [column: string, target: Float64Array])[], at: number): void;
+};
+
+/**
+ * The rows of `parts` whose keys `kept` keeps (every row without it), as runs of consecutive rows per
+ * part. Reads each part's key column; throws when a file cannot be read.
+ */
+export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): PartRuns {
+  const found: { part: SessionColumnsPart; keys: Float64Array; runs: [number, number][] }[] = [];
+  let rows = 0;
+  withFiles((fdOf) => {
+    for (const part of parts) {
+      if (part.rows === 0) continue;
+      const keys = new Float64Array(part.rows);
+      part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
+      const runs: [number, number][] = [];
+      if (kept === undefined) {
+        runs.push([0, part.rows]);
+      } else {
+        for (let i = 0; i < keys.length; i++) {
+          if (!kept(keys[i]!)) continue;
+          const run = runs.at(-1);
+          if (run !== undefined && run[1] === i) run[1] = i + 1;
+          else runs.push([i, i + 1]);
+        }
+      }
+      for (const [low, high] of runs) rows += high - low;
+      found.push({ part, keys, runs });
+    }
+  });
+  return {
+    rows,
+    read: (targets, at) =>
+      withFiles((fdOf) => {
+        for (const [column, target] of targets) {
+          let to = at;
+          for (const { part, keys, runs } of found) {
+            for (const [low, high] of runs) {
+              if (column === 'key') target.set(keys.subarray(low, high), to);
+              else if (column === 'day') target.fill(part.day, to, to + high - low);
+              else part.file.readInto(part.day, column, low, high, target, to, fdOf(part.file));
+              to += high - low;
+            }
+          }
+        }
+      }),
+  };
+}
+
+/** Runs `work` with a descriptor per file it reads, opened on first use and closed after. */
+function withFiles(work: (fdOf: (file: SessionColumnsFile) => number) => void): void {
+  const open = new Map<SessionColumnsFile, number>();
+  try {
+    work((file) => {
+      let fd = open.get(file);
+      if (fd === undefined) {
+        fd = file.openForReading();
+        open.set(file, fd);
+      }
+      return fd;
+    });
+  } finally {
+    for (const fd of open.values()) closeSync(fd);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Writing a session column file (`session-columns.ts`) from a Parquet file the writer has just written:
+ * its rows read back in ranges of whole sessions, each session's columns kept as 32-bit digits where every
+ * value is one at some scale, as doubles where not.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fsyncFile } from './parquet.js';
+import {
+  NULL_DIGITS,
+  POWERS,
+  pad8,
+  SESSION_COLUMN_READS,
+  SESSION_COLUMNS_FORMAT,
+  SESSION_COLUMNS_MAGIC,
+  type SessionColumnsHeader,
+  type SessionColumnsTable,
+  sessionColumnsPath,
+} from './session-columns.js';
+import { quoteLiteral, type SqlSession } from './sql.js';
+
+/** Rows one statement reads at most (whole sessions; a larger session alone): bounds the writer's memory. */
+const READ_ROWS = 262_144;
+
+/**
+ * Writes the session column file of the Parquet file `parquetAbs` of `table` (whose content hash is
+ * `sha256`), durably, and returns its absolute path; or nothing when the file's rows are not in session
+ * order (never, for a file the writer wrote).
+ */
+export async function writeSessionColumns(
+  sql: SqlSession,
+  table: SessionColumnsTable,
+  parquetAbs: string,
+  sha256: string,
+): Promise<string | undefined> {
+  const { session, columns } = SESSION_COLUMN_READS[table];
+  const reads = columns as Readonly<Record<string, string>>;
+  const names = Object.keys(reads);
+  const source = `read_parquet(${quoteLiteral(parquetAbs)})`;
+  const day = `CAST("${session}" - DATE '1970-01-01' AS INTEGER)`;
+  const counts = await sql.all<{ day: number; rows: number }>(
+    `SELECT ${day} AS day, CAST(count(*) AS INTEGER) AS rows FROM ${source} GROUP BY ALL ORDER BY day`,
+  );
+  const target = sessionColumnsPath(parquetAbs);
+  // A writer's scratch name: garbage collection removes one a crash left behind.
+  const temp = path.join(path.dirname(target), `.tmp-${process.pid}-${path.basename(target)}`);
+  const handle = await fs.open(temp, 'w');
+  const hash = createHash('sha256');
+  const sessions: SessionColumnsHeader['sessions'][number][] = [];
+  let written = 0;
+  let inOrder = true;
+  const write = async (bytes: Uint8Array) => {
+    await handle.write(bytes, 0, bytes.length, written);
+    written += bytes.length;
+  };
+  /** Writes data bytes: the trailer records their hash. */
+  const put = (bytes: Uint8Array) => {
+    hash.update(bytes);
+    return write(bytes);
+  };
+  try {
+    await put(SESSION_COLUMNS_MAGIC);
+    let at = 0;
+    while (at < counts.length && inOrder) {
+      let end = at;
+      let rows = 0;
+      while (end < counts.length && (end === at || rows + counts[end]!.rows <= READ_ROWS)) {
+        rows += counts[end++]!.rows;
+      }
+      const { columns: read } = await sql.typedColumns(
+        `SELECT ${day}, ${names.map((name) => reads[name]).join(', ')}
+         FROM ${source} f
+         WHERE "${session}" BETWEEN CAST($first AS DATE) AND CAST($last AS DATE)`,
+        { first: isoOfDay(counts[at]!.day), last: isoOfDay(counts[end - 1]!.day) },
+      );
+      const days = read[0] as Float64Array;
+      const values = read.slice(1) as Float64Array[];
+      let row = 0;
+      for (let s = at; s < end && inOrder; s++) {
+        const { day: sessionDay, rows: sessionRows } = counts[s]!;
+        // The file's own order (read_parquet keeps it): a session's rows must be consecutive.
+        for (let i = row; i < row + sessionRows; i++) if (days[i] !== sessionDay) inOrder = false;
+        if (!inOrder) break;
+        const scales = values.map((column) => digitsScale(column, row, row + sessionRows));
+        for (const [c, column] of values.entries()) {
+          await put(encoded(column, row, row + sessionRows, scales[c]!));
+        }
+        sessions.push({ day: sessionDay, rows: sessionRows, scales });
+        row += sessionRows;
+      }
+      at = end;
+    }
+    if (inOrder) {
+      const header: SessionColumnsHeader = {
+        format: SESSION_COLUMNS_FORMAT,
+        parquet: sha256,
+        rows: sessions.reduce((sum, s) => sum + s.rows, 0),
+        columns: names,
+        sessions,
+        sha256: hash.digest('hex'),
+      };
+      const text = Buffer.from(JSON.stringify(header), 'utf8');
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(text.length);
+      await write(Buffer.concat([text, length, SESSION_COLUMNS_MAGIC]));
+    }
+  } finally {
+    await handle.close();
+    if (!inOrder) await fs.rm(temp, { force: true });
+  }
+  if (!inOrder) return undefined;
+  await fsyncFile(temp);
+  await fs.rename(temp, target);
+  return target;
+}
+
+/**
+ * The smallest scale at which every value of `values[from…to)` is a 32-bit integer of digits that divides
+ * back to the very same double (NaN stands for NULL), or -1 when there is none: the column is kept as
+ * doubles.
+ */
+function digitsScale(values: Float64Array, from: number, to: number): number {
+  scales: for (let scale = 0; scale < POWERS.length; scale++) {
+    const power = POWERS[scale]!;
+    for (let i = from; i < to; i++) {
+      const value = values[i]!;
+      if (Number.isNaN(value)) continue;
+      // A negative zero's digits are a plain zero: only a double keeps its sign.
+      if (value === 0 && 1 / value < 0) continue scales;
+      const digits = Math.round(value * power);
+      if (!(Math.abs(digits) < 0x7fffffff) || digits / power !== value) continue scales;
+    }
+    return scale;
+  }
+  return -1;
+}
+
+/** `values[from…to)` as bytes: doubles, or their digits at `scale` as 32-bit integers; padded to 8 bytes. */
+function encoded(values: Float64Array, from: number, to: number, scale: number): Uint8Array {
+  const count = to - from;
+  if (scale === -1) return new Uint8Array(values.buffer, values.byteOffset + from * 8, count * 8);
+  const out = new Int32Array(pad8(count * 4) / 4);
+  const power = POWERS[scale]!;
+  for (let i = 0; i < count; i++) {
+    const value = values[from + i]!;
+    out[i] = Number.isNaN(value) ? NULL_DIGITS : Math.round(value * power);
+  }
+  return new Uint8Array(out.buffer);
+}
+
+function isoOfDay(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}

@@ -1,0 +1,320 @@
+/**
+ * Session column files: beside each option quote and open interest file, a derived copy of its rows as
+ * plain numeric columns, session by session, so that one session's rows (or a range of them) are one read
+ * of the bytes they take, with nothing to decode. Through DuckDB a random session's chain decodes the ten
+ * columns of the one or two Parquet row groups its rows lie in (7-11 ms of CPU for a front month on the
+ * 26 M-row bench store, whatever the row group size); here it reads a few kilobytes.
+ *
+ * The file is derived: written at commit from the Parquet file just written (`writeSessionColumns`), named
+ * after it (`sessionColumnsPath`), bound to its content hash, and removed with it. A reader uses it only
+ * when it is there, whole, and bound to the manifest's file (`openSessionColumns`); otherwise the same rows
+ * are read through DuckDB, which is also what a store written before these files existed does.
+ *
+ * Layout (little-endian): the magic, then per session, per column, its values (a 64-bit float each, or
+ * a 32-bit integer of the value's digits at a scale when every value of that session's column is one),
+ * each column's values padded to 8 bytes; then the trailer, a JSON header, its byte length (u32) and the
+ * magic again. The header names the columns, the Parquet file's hash, and each session's day number, rows
+ * and scales, from which every column's offset follows.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, promises as fs, fstatSync, openSync, readSync } from 'node:fs';
+import { StoreError } from '../errors.js';
+import type { TableName } from './schema.js';
+
+/** One session's rows of a partition in a session column file: `rows` rows of day `day` (days since 1970-01-01). */
+export type SessionColumnsPart = {
+  readonly file: SessionColumnsFile;
+  readonly day: number;
+  readonly rows: number;
+};
+
+/** The suffix that replaces a Parquet file's `.parquet` in the name of its session column file. */
+export const SESSION_COLUMNS_SUFFIX = '.sessions';
+
+export const SESSION_COLUMNS_MAGIC = Buffer.from('PCSESS01', 'latin1');
+export const SESSION_COLUMNS_FORMAT = 'pitchain-session-columns/1';
+
+/**
+ * A contract's key: its symbol's hash, in the 53 bits a double holds exactly. Rows of the same symbol have
+ * the same key in every file, so readers match rows to contracts by number, not by text.
+ */
+export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+
+/**
+ * The columns kept per table, each with the expression of file rows `f` that gives it as a double: the
+ * same values a block's DuckDB read gives (`block-sql.ts`), so that either read answers alike.
+ */
+export const SESSION_COLUMN_READS = {
+  option_quotes: {
+    session: 'session_date',
+    columns: {
+      key: SYMBOL_KEY('f'),
+      quote_time: 'CAST(epoch_ms(f.quote_time) / 1000 AS DOUBLE)',
+      bid: 'CAST(f.bid AS DOUBLE)',
+      ask: 'CAST(f.ask AS DOUBLE)',
+      bid_size: 'CAST(f.bid_size AS DOUBLE)',
+      ask_size: 'CAST(f.ask_size AS DOUBLE)',
+      last: 'CAST(f."last" AS DOUBLE)',
+      volume: 'CAST(f.volume AS DOUBLE)',
+      volume_time: 'CAST(epoch_ms(f.volume_time) / 1000 AS DOUBLE)',
+      underlying_price: 'CAST(f.underlying_price AS DOUBLE)',
+      iv: 'CAST(f.iv AS DOUBLE)',
+      delta: 'CAST(f.delta AS DOUBLE)',
+      gamma: 'CAST(f.gamma AS DOUBLE)',
+      theta: 'CAST(f.theta AS DOUBLE)',
+      vega: 'CAST(f.vega AS DOUBLE)',
+    },
+  },
+  open_interest: {
+    session: 'settled_session',
+    columns: {
+      key: SYMBOL_KEY('f'),
+      open_interest: 'CAST(f.open_interest AS DOUBLE)',
+      published_at: 'CAST(epoch_ms(f.published_at) / 1000 AS DOUBLE)',
+    },
+  },
+} as const;
+
+/** The tables that have session column files. */
+export type SessionColumnsTable = keyof typeof SESSION_COLUMN_READS;
+/** The column names of a table's session column files. */
+export type SessionColumnName<T extends SessionColumnsTable> =
+  keyof (typeof SESSION_COLUMN_READS)[T]['columns'];
+
+/** Whether `table` has session column files. */
+export function hasSessionColumns(table: TableName): table is SessionColumnsTable {
+  return Object.hasOwn(SESSION_COLUMN_READS, table);
+}
+
+/** The session column file of the Parquet file at `parquetPath` (relative or absolute). */
+export function sessionColumnsPath(parquetPath: string): string {
+  return `${parquetPath.replace(/\.parquet$/, '')}${SESSION_COLUMNS_SUFFIX}`;
+}
+
+/** The Parquet file a session column file belongs to, or undefined when `filePath` is not one. */
+export function sessionColumnsOwner(filePath: string): string | undefined {
+  return filePath.endsWith(SESSION_COLUMNS_SUFFIX)
+    ? `${filePath.slice(0, -SESSION_COLUMNS_SUFFIX.length)}.parquet`
+    : undefined;
+}
+
+/** What a session column file's trailer says. */
+export type SessionColumnsHeader = {
+  readonly format: typeof SESSION_COLUMNS_FORMAT;
+  /** The content hash of the Parquet file it was made from. */
+  readonly parquet: string;
+  readonly rows: number;
+  readonly columns: readonly string[];
+  /** Per session in file order: its day number (days since 1970-01-01), rows, and each column's scale (-1: float). */
+  readonly sessions: readonly {
+    readonly day: number;
+    readonly rows: number;
+    readonly scales: readonly number[];
+  }[];
+  /** The hash of everything before the trailer: `pitchain verify` checks it. */
+  readonly sha256: string;
+};
+
+/** A 32-bit integer never written as a value's digits: it stands for NULL. */
+export const NULL_DIGITS = -0x80000000;
+export const POWERS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+export const pad8 = (bytes: number) => (bytes + 7) & ~7;
+
+/** One session of a session column file, where its columns lie. */
+type SessionPlace = {
+  readonly rows: number;
+  /** Per column: its byte offset in the file, and its scale (-1: doubles). */
+  readonly offsets: readonly number[];
+  readonly scales: readonly number[];
+};
+
+/**
+ * An open session column file's trailer, checked: a reader keeps it per file and reads sessions by it.
+ * Reading opens the file each time (a file replaced or removed is noticed there).
+ */
+export class SessionColumnsFile {
+  private readonly places = new Map<number, SessionPlace>();
+
+  private constructor(
+    readonly path: string,
+    private readonly header: SessionColumnsHeader,
+  ) {
+    let offset = SESSION_COLUMNS_MAGIC.length;
+    for (const session of header.sessions) {
+      const offsets: number[] = [];
+      for (const scale of session.scales) {
+        offsets.push(offset);
+        offset += pad8(session.rows * (scale === -1 ? 8 : 4));
+      }
+      this.places.set(session.day, { rows: session.rows, offsets, scales: session.scales });
+    }
+  }
+
+  /** The file's columns, in its order. */
+  get columns(): readonly string[] {
+    return this.header.columns;
+  }
+
+  /**
+   * Reads and checks the trailer of the session column file at `filePath`, made from the Parquet file of
+   * content hash `sha256` and `rows` rows: undefined when there is none, or it is not whole or not that
+   * file's (the reader then reads the Parquet file).
+   */
+  static open(filePath: string, sha256: string, rows: number): SessionColumnsFile | undefined {
+    let fd: number;
+    try {
+      fd = openSync(filePath, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(12);
+      if (size < SESSION_COLUMNS_MAGIC.length + tail.length || readSync(fd, tail, 0, 12, size - 12) !== 12)
+        return undefined;
+      if (!tail.subarray(4).equals(SESSION_COLUMNS_MAGIC)) return undefined;
+      const length = tail.readUInt32LE(0);
+      const start = size - 12 - length;
+      if (start < SESSION_COLUMNS_MAGIC.length) return undefined;
+      const text = Buffer.alloc(length);
+      if (readSync(fd, text, 0, length, start) !== length) return undefined;
+      const header = parseHeader(text.toString('utf8'));
+      if (header === undefined || header.parquet !== sha256 || header.rows !== rows) return undefined;
+      const file = new SessionColumnsFile(filePath, header);
+      // The data must end where the trailer begins: a file cut short or grown is not this one.
+      return file.dataEnd() === start ? file : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private dataEnd(): number {
+    const last = this.header.sessions.at(-1);
+    if (last === undefined) return SESSION_COLUMNS_MAGIC.length;
+    const place = this.places.get(last.day)!;
+    const scale = place.scales.at(-1)!;
+    return place.offsets.at(-1)! + pad8(place.rows * (scale === -1 ? 8 : 4));
+  }
+
+  /** The day numbers of the sessions the file holds, ascending. */
+  days(): number[] {
+    return this.header.sessions.map((session) => session.day);
+  }
+
+  /** The rows the file holds of session `day` (0 when none). */
+  rowsOf(day: number): number {
+    return this.places.get(day)?.rows ?? 0;
+  }
+
+  /**
+   * Reads rows `from…to` of session `day`'s column `column` into `target` from `at` on (NULL as NaN).
+   * Throws when the file cannot be read (the caller reads the Parquet file instead).
+   */
+  readInto(
+    day: number,
+    column: string,
+    from: number,
+    to: number,
+    target: Float64Array,
+    at: number,
+    fd: number,
+  ): void {
+    const place = this.places.get(day);
+    const c = this.header.columns.indexOf(column);
+    if (place === undefined || c === -1 || from < 0 || to > place.rows || from > to) {
+      throw new StoreError(`${this.path}: no rows ${from}-${to} of column ${column} on day ${day}`);
+    }
+    const count = to - from;
+    if (count === 0) return;
+    const scale = place.scales[c]!;
+    if (scale === -1) {
+      const bytes = new Uint8Array(target.buffer, target.byteOffset + at * 8, count * 8);
+      readWhole(fd, bytes, place.offsets[c]! + from * 8, this.path);
+      return;
+    }
+    const digits = scratchDigits(count);
+    readWhole(fd, new Uint8Array(digits.buffer, 0, count * 4), place.offsets[c]! + from * 4, this.path);
+    const power = POWERS[scale]!;
+    for (let i = 0; i < count; i++) {
+      const d = digits[i]!;
+      target[at + i] = d === NULL_DIGITS ? Number.NaN : d / power;
+    }
+  }
+
+  /** Opens the file for a run of `readInto` calls; the caller closes the descriptor. */
+  openForReading(): number {
+    return openSync(this.path, 'r');
+  }
+
+  /** Whether the file's content still has the hash its trailer records (`pitchain verify`). */
+  static async intact(filePath: string): Promise<boolean> {
+    const bytes = await fs.readFile(filePath);
+    if (bytes.length < 12) return false;
+    const length = bytes.readUInt32LE(bytes.length - 12);
+    const start = bytes.length - 12 - length;
+    if (start < 0) return false;
+    const header = parseHeader(bytes.subarray(start, bytes.length - 12).toString('utf8'));
+    if (header === undefined) return false;
+    return createHash('sha256').update(bytes.subarray(0, start)).digest('hex') === header.sha256;
+  }
+}
+
+function readWhole(fd: number, bytes: Uint8Array, position: number, filePath: string): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const read = readSync(fd, bytes, done, bytes.length - done, position + done);
+    if (read === 0) throw new StoreError(`${filePath}: ended before its rows`);
+    done += read;
+  }
+}
+
+/** A buffer for digits read before they are divided into doubles, reused: fresh memory is dear to touch. */
+let digitsBuffer = new Int32Array(0);
+function scratchDigits(count: number): Int32Array {
+  if (digitsBuffer.length < count) digitsBuffer = new Int32Array(Math.max(count, 2 * digitsBuffer.length));
+  return digitsBuffer;
+}
+
+/** A trailer's JSON as a header, or undefined when it is not one of this format. */
+function parseHeader(text: string): SessionColumnsHeader | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const header = value as SessionColumnsHeader;
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    header.format !== SESSION_COLUMNS_FORMAT ||
+    typeof header.parquet !== 'string' ||
+    typeof header.sha256 !== 'string' ||
+    !Number.isSafeInteger(header.rows) ||
+    !Array.isArray(header.columns) ||
+    !header.columns.every((name) => typeof name === 'string') ||
+    !Array.isArray(header.sessions)
+  ) {
+    return undefined;
+  }
+  for (const session of header.sessions) {
+    if (
+      typeof session !== 'object' ||
+      session === null ||
+      !Number.isSafeInteger(session.day) ||
+      !Number.isSafeInteger(session.rows) ||
+      session.rows < 0 ||
+      !Array.isArray(session.scales) ||
+      session.scales.length !== header.columns.length ||
+      !session.scales.every(
+        (s: unknown) => typeof s === 'number' && Number.isInteger(s) && s >= -1 && s < POWERS.length,
+      )
+    ) {
+      return undefined;
+    }
+  }
+  return header;
+}

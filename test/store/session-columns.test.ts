@@ -1,0 +1,259 @@
+/**
+ * Session column files (`session-columns.ts`): written at commit beside every quote and open interest
+ * file, they give a session's rows with no statement, answering every dated chain as DuckDB's read of the
+ * Parquet files does; a file that is not whole or not its Parquet file's is passed over for DuckDB, and
+ * a missing Parquet file is reported as it always was.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sessionsBetween } from '../../src/market-time/index.js';
+import { contractTable } from '../../src/query/options/contract-table.js';
+import { assemble, scopeRows } from '../../src/query/options/scope-answer.js';
+import { sessionBlockRows } from '../../src/query/options/session-block.js';
+import { rowSource } from '../../src/query/options/snapshot-sql.js';
+import { StoreCache } from '../../src/store/cache.js';
+import { readManifest } from '../../src/store/manifest.js';
+import { SessionColumnsFile, sessionColumnsPath } from '../../src/store/session-columns.js';
+import { writeSessionColumns } from '../../src/store/session-columns-write.js';
+import { SqlSession } from '../../src/store/sql.js';
+import { StoreReader } from '../../src/store/store.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+import { commitGenerated, simulatedStock } from '../query/options/generated-store.js';
+
+const FROM = '2021-03-01';
+const TO = '2021-04-30';
+let dir: string;
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-session-columns-'));
+  await commitGenerated(
+    dir,
+    simulatedStock(
+      { from: FROM, to: TO, seed: 11 },
+      { weeklyDays: 14, monthlyMonths: 3, quarterlyMonths: 0, leapsYears: 0 },
+    ),
+    'generated',
+  );
+}, 120_000);
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** The option quote and open interest files of the store, absolute. */
+async function sessionTableFiles() {
+  const manifest = (await readManifest(dir))!;
+  return [...manifest.tables.option_quotes, ...manifest.tables.open_interest].map((entry) => ({
+    ...entry,
+    abs: path.join(dir, entry.path),
+  }));
+}
+
+/** Counts the statements `reader` reads columns with while `work` runs. */
+async function statementsDuring(reader: StoreReader, work: () => Promise<unknown>): Promise<number> {
+  const spy = vi.spyOn(reader.sql, 'typedColumns');
+  try {
+    await work();
+    return spy.mock.calls.length;
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('session column files', () => {
+  it('are written at commit beside every quote and open interest file, bound to its content', async () => {
+    const files = await sessionTableFiles();
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) {
+      const columns = SessionColumnsFile.open(sessionColumnsPath(file.abs), file.sha256, file.rows);
+      expect(columns, file.path).toBeDefined();
+      expect(await SessionColumnsFile.intact(sessionColumnsPath(file.abs))).toBe(true);
+      // Bound to the file it was made from: another content hash or row count is not it.
+      expect(
+        SessionColumnsFile.open(sessionColumnsPath(file.abs), '0'.repeat(64), file.rows),
+      ).toBeUndefined();
+      expect(
+        SessionColumnsFile.open(sessionColumnsPath(file.abs), file.sha256, file.rows + 1),
+      ).toBeUndefined();
+    }
+  });
+
+  it('answer dated chains at sessions in random order with no statement, as DuckDB and the query do', async () => {
+    const withFiles = await StoreReader.open(dir);
+    const withoutFiles = await StoreReader.open(dir, { sessionColumns: false });
+    try {
+      const random = seededRandom(5);
+      const sessions = sessionsBetween(FROM, TO)
+        .slice(1)
+        .map((session) => ({ session, order: random() }))
+        .sort((a, b) => a.order - b.order)
+        .map(({ session }) => session);
+      const filesCache = new StoreCache(() => withFiles.dataVersion);
+      const duckdbCache = new StoreCache(() => withoutFiles.dataVersion);
+      // The contract table is read once, through DuckDB, before anything else.
+      await sessionBlockRows(
+        withFiles.sql,
+        filesCache,
+        { kind: 'dated', session: sessions[0]! },
+        {
+          underlying: 'XYZ',
+        },
+      );
+      const oneCache = new StoreCache(() => withFiles.dataVersion);
+      await contractTable(withFiles.sql, oneCache, 'XYZ');
+      let compared = 0;
+      for (const session of sessions) {
+        const dated = { kind: 'dated', session } as const;
+        const scope = { underlying: 'XYZ' };
+        const expected = assemble(dated, rowSource(await scopeRows(withoutFiles.sql, dated, scope))).records;
+        expect(expected.length, session).toBeGreaterThan(0);
+        const viaDuckdb = await sessionBlockRows(withoutFiles.sql, duckdbCache, dated, scope);
+        expect(assemble(dated, viaDuckdb).records, session).toEqual(expected);
+        let viaFiles: Awaited<ReturnType<typeof sessionBlockRows>> | undefined;
+        const statements = await statementsDuring(withFiles, async () => {
+          viaFiles = await sessionBlockRows(withFiles.sql, filesCache, dated, scope);
+        });
+        expect(statements, session).toBe(0);
+        expect(assemble(dated, viaFiles!).records, session).toEqual(expected);
+        // One expiration alone (the front month and the last listed): that date's rows only, read from
+        // the files too (a cache of its own, which holds the contract table and no session).
+        // (A record's expiration is its instant, the close in New York: the same date in UTC.)
+        const dates = [
+          ...new Set(
+            expected.map((record) => new Date(Number(record.expiration) * 1000).toISOString().slice(0, 10)),
+          ),
+        ].sort();
+        for (const expiration of [dates[0]!, dates.at(-1)!]) {
+          const one = { underlying: 'XYZ', expiration };
+          const oneExpected = assemble(
+            dated,
+            rowSource(await scopeRows(withoutFiles.sql, dated, one)),
+          ).records;
+          expect(oneExpected.length).toBeGreaterThan(0);
+          let oneViaFiles: Awaited<ReturnType<typeof sessionBlockRows>> | undefined;
+          const oneStatements = await statementsDuring(withFiles, async () => {
+            oneViaFiles = await sessionBlockRows(withFiles.sql, oneCache, dated, one);
+          });
+          expect(oneStatements, `${session} ${expiration}`).toBe(0);
+          expect(assemble(dated, oneViaFiles!).records, `${session} ${expiration}`).toEqual(oneExpected);
+          compared++;
+        }
+      }
+      expect(compared).toBe(sessions.length * 2);
+    } finally {
+      withFiles.close();
+      withoutFiles.close();
+    }
+  }, 120_000);
+
+  it('are passed over for DuckDB when cut short, not whole or not the file’s, and answer alike', async () => {
+    const [quotes] = (await readManifest(dir))!.tables.option_quotes;
+    const sessionsFile = sessionColumnsPath(path.join(dir, quotes!.path));
+    const original = await fs.readFile(sessionsFile);
+    const session = sessionsBetween(FROM, TO)[5]!;
+    const dated = { kind: 'dated', session } as const;
+    const scope = { underlying: 'XYZ' };
+    const answer = async () => {
+      const reader = await StoreReader.open(dir);
+      try {
+        const cache = new StoreCache(() => reader.dataVersion);
+        const statements = await statementsDuring(reader, async () => {
+          await sessionBlockRows(reader.sql, cache, dated, scope);
+        });
+        const records = assemble(dated, await sessionBlockRows(reader.sql, cache, dated, scope)).records;
+        return { statements, records };
+      } finally {
+        reader.close();
+      }
+    };
+    try {
+      const whole = await answer();
+      const damaged = [
+        original.subarray(0, original.length - 100), // cut short
+        Buffer.concat([original, Buffer.alloc(8)]), // grown
+        Buffer.concat([Buffer.alloc(16), original.subarray(16)]), // its start zeroed: the size still fits
+        Buffer.from('not a session column file'),
+      ];
+      for (const [i, bytes] of damaged.entries()) {
+        await fs.writeFile(sessionsFile, bytes);
+        const again = await answer();
+        expect(again.records, `damage ${i}`).toEqual(whole.records);
+        // A file whose trailer does not hold is read through DuckDB; a zeroed start is found by verify.
+        if (i !== 2) expect(again.statements, `damage ${i}`).toBeGreaterThan(whole.statements);
+        else expect(await SessionColumnsFile.intact(sessionsFile)).toBe(false);
+      }
+      await fs.rm(sessionsFile);
+      expect((await answer()).records).toEqual(whole.records);
+    } finally {
+      await fs.writeFile(sessionsFile, original);
+    }
+  }, 60_000);
+
+  it('never answer for a Parquet file that is missing: the chain fails naming it, as before', async () => {
+    const [quotes] = (await readManifest(dir))!.tables.option_quotes;
+    const parquet = path.join(dir, quotes!.path);
+    const moved = `${parquet}.away`;
+    const reader = await StoreReader.open(dir);
+    await fs.rename(parquet, moved);
+    try {
+      const session = sessionsBetween(FROM, TO)[3]!;
+      const cache = new StoreCache(() => reader.dataVersion);
+      await expect(
+        sessionBlockRows(reader.sql, cache, { kind: 'dated', session }, { underlying: 'XYZ' }),
+      ).rejects.toThrow(path.basename(parquet).slice(0, 12));
+    } finally {
+      await fs.rename(moved, parquet);
+      reader.close();
+    }
+  });
+
+  it('keep every value as the very double DuckDB reads: signs of zero, NULLs, fractions and wide numbers', async () => {
+    const sql = await SqlSession.open();
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-session-values-'));
+    try {
+      const parquet = path.join(scratch, 'quotes.parquet');
+      // Values no 32-bit digits hold alongside values they do, in the same session and apart.
+      await sql.run(`
+        COPY (
+          SELECT 'XYZ' AS underlying, 'XYZ210319C' || lpad(CAST(i AS VARCHAR), 8, '0') AS option_symbol,
+            DATE '2021-03-01' + CAST(i // 4 AS INTEGER) AS session_date,
+            TIMESTAMPTZ '2021-03-01 20:00:00+00' + INTERVAL (i * 1.5) SECOND AS quote_time,
+            CASE i % 4 WHEN 0 THEN -0.0 WHEN 1 THEN NULL WHEN 2 THEN 0.1 + 0.2 ELSE 1.25 END AS bid,
+            CASE WHEN i < 4 THEN 1e12 + i ELSE i * 0.01 END AS ask,
+            i AS bid_size, NULL AS ask_size, 3.14159265358979 AS "last", 5000000000 AS volume,
+            NULL::TIMESTAMPTZ AS volume_time, 412.37 AS underlying_price,
+            CASE WHEN i % 2 = 0 THEN 'NaN'::DOUBLE ELSE 0.123456 END AS iv,
+            -0.5 AS delta, 1e-9 AS gamma, -123456.789 AS theta, 0.0 AS vega
+          FROM range(12) t(i) ORDER BY session_date, option_symbol
+        ) TO '${parquet}' (FORMAT parquet)`);
+      await writeSessionColumns(sql, 'option_quotes', parquet, 'f'.repeat(64));
+      const file = SessionColumnsFile.open(sessionColumnsPath(parquet), 'f'.repeat(64), 12)!;
+      expect(file).toBeDefined();
+      const names = file.columns.filter((name) => name !== 'key');
+      const { columns: expected } = await sql.typedColumns(
+        `SELECT ${names.map((name) => (name.endsWith('_time') ? `CAST(epoch_ms(${name}) / 1000 AS DOUBLE)` : `CAST("${name}" AS DOUBLE)`)).join(', ')}
+         FROM read_parquet('${parquet}')`,
+      );
+      const fd = file.openForReading();
+      try {
+        for (const [c, name] of names.entries()) {
+          const read = new Float64Array(12);
+          for (let day = 0; day < 3; day++) {
+            const sessionDay = Date.parse('2021-03-01') / 86_400_000 + day;
+            expect(file.rowsOf(sessionDay)).toBe(4);
+            file.readInto(sessionDay, name, 0, 4, read, day * 4, fd);
+          }
+          const want = expected[c] as Float64Array;
+          for (let i = 0; i < 12; i++)
+            expect(Object.is(read[i], want[i]), `${name} row ${i}: ${read[i]} vs ${want[i]}`).toBe(true);
+        }
+      } finally {
+        (await import('node:fs')).closeSync(fd);
+      }
+    } finally {
+      sql.close();
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
