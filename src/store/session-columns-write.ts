@@ -8,7 +8,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fsyncFile } from './parquet.js';
 import {
+  ALL_NULL,
+  DOUBLES,
   NULL_DIGITS,
+  ONE_VALUE,
   POWERS,
   pad8,
   SESSION_COLUMN_READS,
@@ -82,7 +85,7 @@ export async function writeSessionColumns(
         // The file's own order (read_parquet keeps it): a session's rows must be consecutive.
         for (let i = row; i < row + sessionRows; i++) if (days[i] !== sessionDay) inOrder = false;
         if (!inOrder) break;
-        const scales = values.map((column) => digitsScale(column, row, row + sessionRows));
+        const scales = values.map((column) => encodingOf(column, row, row + sessionRows));
         for (const [c, column] of values.entries()) {
           await put(encoded(column, row, row + sessionRows, scales[c]!));
         }
@@ -116,6 +119,24 @@ export async function writeSessionColumns(
 }
 
 /**
+ * How a session's column `values[from…to)` is kept: nothing when every value is NULL (NaN), one double
+ * when all are the same double, else 32-bit digits or doubles (`digitsScale`).
+ */
+function encodingOf(values: Float64Array, from: number, to: number): number {
+  const first = values[from]!;
+  let same = true;
+  let allNull = true;
+  for (let i = from; i < to && (same || allNull); i++) {
+    const value = values[i]!;
+    if (!Number.isNaN(value)) allNull = false;
+    if (!Object.is(value, first)) same = false;
+  }
+  if (allNull) return ALL_NULL;
+  if (same) return ONE_VALUE;
+  return digitsScale(values, from, to);
+}
+
+/**
  * The smallest scale at which every value of `values[from…to)` is a 32-bit integer of digits that divides
  * back to the very same double (NaN stands for NULL), or -1 when there is none: the column is kept as
  * doubles.
@@ -133,13 +154,15 @@ function digitsScale(values: Float64Array, from: number, to: number): number {
     }
     return scale;
   }
-  return -1;
+  return DOUBLES;
 }
 
-/** `values[from…to)` as bytes: doubles, or their digits at `scale` as 32-bit integers; padded to 8 bytes. */
+/** `values[from…to)` as bytes in encoding `scale` (see `encodingOf`), padded to 8 bytes. */
 function encoded(values: Float64Array, from: number, to: number, scale: number): Uint8Array {
   const count = to - from;
-  if (scale === -1) return new Uint8Array(values.buffer, values.byteOffset + from * 8, count * 8);
+  if (scale === ALL_NULL || count === 0) return new Uint8Array(0);
+  if (scale === ONE_VALUE) return new Uint8Array(Float64Array.of(values[from]!).buffer);
+  if (scale === DOUBLES) return new Uint8Array(values.buffer, values.byteOffset + from * 8, count * 8);
   const out = new Int32Array(pad8(count * 4) / 4);
   const power = POWERS[scale]!;
   for (let i = 0; i < count; i++) {

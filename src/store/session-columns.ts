@@ -10,9 +10,10 @@
  * when it is there, whole, and bound to the manifest's file (`openSessionColumns`); otherwise the same rows
  * are read through DuckDB, which is also what a store written before these files existed does.
  *
- * Layout (little-endian): the magic, then per session, per column, its values (a 64-bit float each, or
- * a 32-bit integer of the value's digits at a scale when every value of that session's column is one),
- * each column's values padded to 8 bytes; then the trailer, a JSON header, its byte length (u32) and the
+ * Layout (little-endian): the magic, then per session, per column, its values: a 64-bit float each; a
+ * 32-bit integer of the value's digits at a scale, when every value of that session's column is one;
+ * one 64-bit float, when they are all the same (an end-of-day session's quote time, its underlying
+ * price); or nothing, when all are NULL (a vendor without Greeks). Each column's values padded to 8 bytes; then the trailer, a JSON header, its byte length (u32) and the
  * magic again. The header names the columns, the Parquet file's hash, and each session's day number, rows
  * and scales, from which every column's offset follows.
  */
@@ -105,7 +106,10 @@ export type SessionColumnsHeader = {
   readonly parquet: string;
   readonly rows: number;
   readonly columns: readonly string[];
-  /** Per session in file order: its day number (days since 1970-01-01), rows, and each column's scale (-1: float). */
+  /**
+   * Per session in file order: its day number (days since 1970-01-01), rows, and each column's encoding:
+   * its digits' scale (0-9), or `DOUBLES`, `ONE_VALUE` or `ALL_NULL`.
+   */
   readonly sessions: readonly {
     readonly day: number;
     readonly rows: number;
@@ -114,6 +118,20 @@ export type SessionColumnsHeader = {
   /** The hash of everything before the trailer: `pitchain verify` checks it. */
   readonly sha256: string;
 };
+
+/** A column's encoding in a session: 64-bit floats. */
+export const DOUBLES = -1;
+/** A column's encoding in a session: every row has the one 64-bit float written. */
+export const ONE_VALUE = -3;
+/** A column's encoding in a session: every row is NULL, and nothing is written. */
+export const ALL_NULL = -2;
+
+/** The bytes a session's column of `rows` rows takes in encoding `scale`, padded. */
+export function encodedBytes(rows: number, scale: number): number {
+  if (scale === ALL_NULL || rows === 0) return 0;
+  if (scale === ONE_VALUE) return 8;
+  return pad8(rows * (scale === DOUBLES ? 8 : 4));
+}
 
 /** A 32-bit integer never written as a value's digits: it stands for NULL. */
 export const NULL_DIGITS = -0x80000000;
@@ -124,7 +142,7 @@ export const pad8 = (bytes: number) => (bytes + 7) & ~7;
 /** One session of a session column file, where its columns lie. */
 type SessionPlace = {
   readonly rows: number;
-  /** Per column: its byte offset in the file, and its scale (-1: doubles). */
+  /** Per column: its byte offset in the file, and its encoding (see `SessionColumnsHeader`). */
   readonly offsets: readonly number[];
   readonly scales: readonly number[];
 };
@@ -145,7 +163,7 @@ export class SessionColumnsFile {
       const offsets: number[] = [];
       for (const scale of session.scales) {
         offsets.push(offset);
-        offset += pad8(session.rows * (scale === -1 ? 8 : 4));
+        offset += encodedBytes(session.rows, scale);
       }
       this.places.set(session.day, { rows: session.rows, offsets, scales: session.scales });
     }
@@ -195,8 +213,7 @@ export class SessionColumnsFile {
     const last = this.header.sessions.at(-1);
     if (last === undefined) return SESSION_COLUMNS_MAGIC.length;
     const place = this.places.get(last.day)!;
-    const scale = place.scales.at(-1)!;
-    return place.offsets.at(-1)! + pad8(place.rows * (scale === -1 ? 8 : 4));
+    return place.offsets.at(-1)! + encodedBytes(place.rows, place.scales.at(-1)!);
   }
 
   /** The day numbers of the sessions the file holds, ascending. */
@@ -230,7 +247,17 @@ export class SessionColumnsFile {
     const count = to - from;
     if (count === 0) return;
     const scale = place.scales[c]!;
-    if (scale === -1) {
+    if (scale === ALL_NULL) {
+      target.fill(Number.NaN, at, at + count);
+      return;
+    }
+    if (scale === ONE_VALUE) {
+      const one = new Float64Array(1);
+      readWhole(fd, new Uint8Array(one.buffer), place.offsets[c]!, this.path);
+      target.fill(one[0]!, at, at + count);
+      return;
+    }
+    if (scale === DOUBLES) {
       const bytes = new Uint8Array(target.buffer, target.byteOffset + at * 8, count * 8);
       readWhole(fd, bytes, place.offsets[c]! + from * 8, this.path);
       return;
@@ -310,7 +337,7 @@ function parseHeader(text: string): SessionColumnsHeader | undefined {
       !Array.isArray(session.scales) ||
       session.scales.length !== header.columns.length ||
       !session.scales.every(
-        (s: unknown) => typeof s === 'number' && Number.isInteger(s) && s >= -1 && s < POWERS.length,
+        (s: unknown) => typeof s === 'number' && Number.isInteger(s) && s >= ONE_VALUE && s < POWERS.length,
       )
     ) {
       return undefined;
