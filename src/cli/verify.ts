@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { StoreError } from '../errors.js';
 import { verifyFiles } from '../store/integrity.js';
 import { readManifest } from '../store/manifest.js';
+import { repairSessionColumns } from '../store/session-columns-repair.js';
 import { examplesHelp, formatBytes } from './format.js';
 
 /** `pitchain verify`: checks every file of a store against the size and content hash in its manifest. */
@@ -14,25 +15,48 @@ export function registerVerify(program: Command): void {
     )
     .requiredOption('--store <dir>', 'store directory')
     .option('--json', 'print the report as JSON')
+    .option(
+      '--repair',
+      'first write the session column files that intact quote and open interest files lack or have damaged',
+    )
     .addHelpText(
       'after',
       [
         '',
         'Reads every file once. Exits 0 when all are intact, 1 when any is missing or damaged. Queries that',
         "need a damaged file fail naming it; an ingest that rewrites the file's partition replaces it.",
-        examplesHelp(['pitchain verify --store data/sample', 'pitchain verify --store my-store --json']),
+        '',
+        'Each quote and open interest file has a session column file beside it (its sessions as plain',
+        'numeric columns, written at commit), from which a session is read with no query. A store written',
+        'before they existed, or one that lost them, still answers alike, reading through DuckDB; --repair',
+        "writes them (holding the store's writer lock, so not while an ingest runs).",
+        examplesHelp([
+          'pitchain verify --store data/sample',
+          'pitchain verify --store my-store --repair --json',
+        ]),
       ].join('\n'),
     )
-    .action(async (flags: { store: string; json?: boolean }) => {
+    .action(async (flags: { store: string; json?: boolean; repair?: boolean }) => {
       const dir = path.resolve(flags.store);
-      const manifest = await readManifest(dir);
-      if (manifest === undefined)
+      if ((await readManifest(dir)) === undefined)
         throw new StoreError(`${flags.store} is not a pitchain store (no manifest.json)`);
+      const repaired = flags.repair ? await repairSessionColumns(dir) : undefined;
+      // Read after the repair, which holds the writer lock: the manifest it repaired against.
+      const manifest = (await readManifest(dir))!;
       const report = await verifyFiles(dir, manifest);
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify(repaired === undefined ? report : { ...report, repaired }, null, 2)}\n`,
+        );
       } else {
         const out = report.damaged.map((d) => `${d.problem.padEnd(8)} ${d.path} (${d.detail})`);
+        if (repaired !== undefined) out.push(`wrote ${repaired} session column files`);
+        const without = report.withoutSessionColumns.length;
+        if (without > 0) {
+          out.push(
+            `${without} quote and open interest files have no session column file: their sessions are read through DuckDB (pitchain verify --repair writes them)`,
+          );
+        }
         out.push(
           report.damaged.length === 0
             ? `all ${report.files} files intact (${formatBytes(report.bytes)}); data version ${report.dataVersion}`

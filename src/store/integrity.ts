@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { FileEntry, Manifest } from './manifest.js';
 import { sha256File } from './parquet.js';
 import { TABLES, type TableName } from './schema.js';
+import { hasSessionColumns, SessionColumnsFile, sessionColumnsPath } from './session-columns.js';
 import type { SqlSession } from './sql.js';
 
 /** A file of the manifest that cannot be used as it is. */
@@ -25,8 +26,31 @@ export type VerifyReport = {
   readonly dataVersion: string;
   readonly files: number;
   readonly bytes: number;
+  /** The manifest's files missing or damaged, and the session column files damaged. */
   readonly damaged: readonly DamagedFile[];
+  /** The intact quote and open interest files without a session column file (read through DuckDB). */
+  readonly withoutSessionColumns: readonly string[];
 };
+
+/**
+ * The session column file of `entry`'s Parquet file (`session-columns.ts`): intact, missing, or damaged
+ * (not whole, not that file's, or its content not what its trailer records).
+ */
+export async function sessionColumnsState(
+  dir: string,
+  entry: FileEntry,
+): Promise<'intact' | 'missing' | 'damaged'> {
+  const file = path.join(dir, sessionColumnsPath(entry.path));
+  if (SessionColumnsFile.open(file, entry.sha256, entry.rows) === undefined) {
+    return (await fs.stat(file).then(
+      () => true,
+      () => false,
+    ))
+      ? 'damaged'
+      : 'missing';
+  }
+  return (await SessionColumnsFile.intact(file).catch(() => false)) ? 'intact' : 'damaged';
+}
 
 /** Whether the file of `entry` is there at its recorded size; the problem when it is not. */
 export async function quickCheck(
@@ -151,14 +175,35 @@ export async function verifyFiles(
   );
   const total = all.reduce((n, { entry }) => n + entry.bytes, 0);
   const damaged: DamagedFile[] = [];
+  const withoutSessionColumns: string[] = [];
   let done = 0;
   for (const { table, entry } of all) {
     const problem = await deepCheck(dir, table, entry);
     if (problem !== undefined) damaged.push(problem);
+    else if (hasSessionColumns(table)) {
+      // Readers trust a session column file whose trailer holds: its content is checked here.
+      const state = await sessionColumnsState(dir, entry);
+      if (state === 'missing') withoutSessionColumns.push(entry.path);
+      if (state === 'damaged') {
+        damaged.push({
+          table,
+          path: sessionColumnsPath(entry.path),
+          problem: 'damaged',
+          detail:
+            'a session column file not whole or not its Parquet file’s; pitchain verify --repair writes it again',
+        });
+      }
+    }
     done += entry.bytes;
     onFile?.(done, total);
   }
-  return { dataVersion: manifest.dataVersion, files: all.length, bytes: total, damaged };
+  return {
+    dataVersion: manifest.dataVersion,
+    files: all.length,
+    bytes: total,
+    damaged,
+    withoutSessionColumns,
+  };
 }
 
 /** The message of a store file's problem for errors and logs: its full path, what is wrong, what to run. */

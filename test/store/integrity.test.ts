@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/errors.js';
 import { type FileEntry, readManifest } from '../../src/store/manifest.js';
+import { sessionColumnsPath } from '../../src/store/session-columns.js';
 import { StoreReader } from '../../src/store/store.js';
 import { type CommitResult, WriteTransaction } from '../../src/store/writer.js';
 import { pitchain } from './fixtures/children.js';
@@ -198,5 +199,38 @@ describe('pitchain verify', () => {
     const help = await pitchain('verify', '--help');
     expect(help.code).toBe(0);
     expect(help.stdout.trimEnd()).toMatch(/Examples:\n {2}\$ pitchain verify --store data\/sample\n.+$/);
+  });
+
+  it('checks each session column file too, and --repair writes again those missing or damaged', async () => {
+    const dir = await twoUnderlyings();
+    const spy = path.join(dir, sessionColumnsPath((await fileOf(dir, 'option_quotes', 'SPY')).path));
+    const qqq = path.join(dir, sessionColumnsPath((await fileOf(dir, 'option_quotes', 'QQQ')).path));
+    const written = await fs.readFile(spy);
+    // A byte of its rows changed: its trailer still holds, so a reader would trust it; verify does not.
+    const changed = Buffer.from(written);
+    changed[8] = changed[8]! ^ 0xff;
+    await fs.writeFile(spy, changed);
+    await fs.rm(qqq);
+    const bad = await pitchain('verify', '--store', dir);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(
+            `^damaged  ${path.relative(dir, spy)} \\(a session column file not whole or not its Parquet file`,
+          ),
+        ),
+        '1 quote and open interest files have no session column file: their sessions are read through DuckDB (pitchain verify --repair writes them)',
+      ]),
+    );
+    const repaired = await pitchain('verify', '--store', dir, '--repair');
+    expect([repaired.code, repaired.stderr]).toEqual([0, '']);
+    expect(repaired.stdout).toMatch(/^wrote 2 session column files$/m);
+    expect(repaired.stdout).toMatch(/^all 4 files intact/m);
+    expect(repaired.stdout).not.toMatch(/no session column file/);
+    // The same bytes the commit wrote: a session column file is its Parquet file's, and nothing else.
+    expect((await fs.readFile(spy)).equals(written)).toBe(true);
+    const json = JSON.parse((await pitchain('verify', '--store', dir, '--json', '--repair')).stdout);
+    expect([json.repaired, json.withoutSessionColumns, json.damaged]).toEqual([0, [], []]);
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * `pitchain verify --repair`: writes the session column files (`session-columns.ts`) that intact quote
+ * and open interest files lack or have damaged: a store written before they existed, or one whose derived
+ * files were lost. Holds the writer lock, so it never runs beside an ingest or its garbage collection.
+ */
+import path from 'node:path';
+import { StoreError } from '../errors.js';
+import { deepCheck, sessionColumnsState } from './integrity.js';
+import { acquireWriterLock } from './lock.js';
+import { readManifest } from './manifest.js';
+import { SESSION_COLUMN_READS, type SessionColumnsTable } from './session-columns.js';
+import { writeSessionColumns } from './session-columns-write.js';
+import { SqlSession } from './sql.js';
+
+/** Writes the missing or damaged session column files of the store in `dir`; returns how many. */
+export async function repairSessionColumns(
+  dir: string,
+  onFile?: (done: number, total: number) => void,
+): Promise<number> {
+  const lock = await acquireWriterLock(dir);
+  let sql: SqlSession | undefined;
+  try {
+    const manifest = await readManifest(dir);
+    if (manifest === undefined) throw new StoreError(`${dir} is not a pitchain store (no manifest.json)`);
+    const tables = Object.keys(SESSION_COLUMN_READS) as SessionColumnsTable[];
+    const all = tables.flatMap((table) => manifest.tables[table].map((entry) => ({ table, entry })));
+    let written = 0;
+    for (const [i, { table, entry }] of all.entries()) {
+      // A damaged Parquet file is left to `verify`'s report: a derived copy of it would be damaged too.
+      if (
+        (await sessionColumnsState(dir, entry)) !== 'intact' &&
+        (await deepCheck(dir, table, entry)) === undefined
+      ) {
+        sql ??= await SqlSession.open({ memoryLimit: '1GB' });
+        await writeSessionColumns(sql, table, path.join(dir, entry.path), entry.sha256);
+        written++;
+      }
+      onFile?.(i + 1, all.length);
+    }
+    return written;
+  } finally {
+    sql?.close();
+    await lock.release();
+  }
+}
