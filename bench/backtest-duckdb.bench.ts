@@ -1,6 +1,7 @@
 /**
  * Backtest against plain DuckDB: `examples/spy-short-put.ts` with `greeks: 'vendor'` over
- * 2019-01-02..2020-12-31 on `data/sample`, end to end, against the same strategy written as plain DuckDB
+ * 2019-01-02..2020-12-31 on `data/sample` (a copy with the session column files a commit writes,
+ * `sample-store.ts`), end to end, against the same strategy written as plain DuckDB
  * SQL over the store's Parquet files plus a small JS loop (`bench/backtest-duckdb.ts`), in the same
  * process, alternately, best of three each; the trades of the two are compared. pitchain runs from the
  * built package (`dist/`), as installed; the baseline's few helpers (the normal CDF, the SQL session) are
@@ -11,6 +12,7 @@ import type { BacktestOptions, Strategy } from '../src/backtest/types.js';
 import { readManifest } from '../src/store/manifest.js';
 import { type BaselineTrade, shortPutDuckDb } from './backtest-duckdb.js';
 import { defineBenchmark, installedPitchain, ratioRow } from './lib.js';
+import { sampleAsCommitted } from './sample-store.js';
 
 const FROM = '2019-01-02';
 const TO = '2020-12-31';
@@ -26,11 +28,12 @@ const key = ([session, symbol, quantity, price]: BaselineTrade) =>
 
 export default defineBenchmark({
   name: 'backtest-duckdb',
-  description: `${EXAMPLE} on data/sample vs plain DuckDB SQL and a JS loop over the same Parquet files`,
+  description: `${EXAMPLE} on data/sample (with its session column files) vs plain DuckDB SQL and a JS loop over the same Parquet files`,
   async run(ctx) {
     // The built package, as an installed pitchain runs (the example imports it too).
     const { backtest, openStore } = await installedPitchain();
-    const dir = `${ctx.repoRoot}data/sample`;
+    // The sample as a commit writes a store (with its session column files; the shipped one has none).
+    const dir = await sampleAsCommitted(ctx);
     const example = (await import(pathToFileURL(`${ctx.repoRoot}${EXAMPLE}`).href)) as StrategyModule;
     const ours = async () => {
       const started = performance.now();

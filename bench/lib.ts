@@ -340,6 +340,8 @@ export async function directoryBytes(dir: string): Promise<number> {
 const STORE_CODE = [
   ['src', 'ingest', 'generator'],
   ['src', 'store', 'writer.ts'],
+  ['src', 'store', 'session-columns.ts'],
+  ['src', 'store', 'session-columns-write.ts'],
   ['src', 'store', 'derived-contracts.ts'],
   ['src', 'store', 'parquet.ts'],
   ['src', 'store', 'layout.ts'],
