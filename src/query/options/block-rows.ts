@@ -229,7 +229,8 @@ function latestInterest(interest: InterestColumns, id: number, cutoff: number): 
       if (publishedAt[middle]! <= cutoff) low = middle + 1;
       else high = middle;
     }
-    return low - 1;
+    // None published by the cutoff (or none at all): the row before is another contract's.
+    return low > start ? low - 1 : -1;
   }
   for (let k = end - 1; k >= start; k--) if (publishedAt[k]! <= cutoff) return k;
   return -1;
