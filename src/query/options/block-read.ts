@@ -23,7 +23,7 @@ import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
 import type { Scope } from './scope.js';
-import { type PartRuns, partRuns } from './session-file-rows.js';
+import { partRuns } from './session-file-rows.js';
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -122,26 +122,21 @@ export async function loadBlock(
   const symbols = (alias: string) =>
     ready === undefined || !some ? '' : contractSymbolsSql(alias, ready.contracts);
   let numbering: ScopeContracts | undefined = ready;
-  for (const [i, slice] of slices.entries()) {
+  // From the session column files when every session has them: the whole block in one read of the rows'
+  // bytes (slices bound what a statement hands over at once), with room before its rows for the rows a
+  // loop's block carries from before it (`withCarried`).
+  const files = sql.sessionColumns('option_quotes', underlying, { first, last }) !== undefined;
+  const fromFiles = files
+    ? blockFromFiles(sql, scope.underlying, first, last, await contractsOf, some, empty, loop !== undefined)
+    : undefined;
+  if (fromFiles !== undefined) {
+    numbering = fromFiles.known;
+    quoteParts.push(fromFiles.quotes);
+    interestParts.push(fromFiles.interest);
+  }
+  for (const [i, slice] of (fromFiles === undefined ? slices : []).entries()) {
     // Open interest settled from the session before the block's first.
     const oiSlice = i === 0 ? { first: previousSession(slice.first), last: slice.last } : slice;
-    // From the session column files when they are there: the rows' bytes, no statement.
-    const files = sliceFromFiles(
-      sql,
-      scope.underlying,
-      slice,
-      oiSlice,
-      keys,
-      some ? ready : undefined,
-      empty,
-    );
-    if (files !== undefined) {
-      numbering ??= await contractsOf;
-      if (numbering.keys === undefined) return loadBlock(sql, scope, first, last, numbering, loop, window);
-      quoteParts.push(inSessionOrder(numbered(withEmpty(files.quotes, empty), numbering, QUOTE_COLUMNS)));
-      interestParts.push(numbered(files.interest, numbering, INTEREST_NAMES));
-      continue;
-    }
     const quoteSource = await sql.from('option_quotes', underlying, slice);
     const interestSource = await sql.from('open_interest', underlying, oiSlice);
     const quoteRead = sql.typedColumns(
@@ -198,6 +193,8 @@ export async function loadBlock(
       carried = read;
       quoteParts.unshift(inSessionOrder(read.quotes));
       interestParts.unshift(read.interest);
+      // The carried rows go into the room left before the block's rows read from files, not a copy of all.
+      if (fromFiles !== undefined) quoteParts.splice(0, 2, withCarried(quoteParts[0]!, fromFiles));
     }
   }
   const quotes = concatenated(quoteParts, QUOTE_COLUMNS);
@@ -235,48 +232,99 @@ export async function loadBlock(
   };
 }
 
+/** A block's rows read from session column files (see `blockFromFiles`). */
+type FileBlock = {
+  readonly known: ScopeContracts;
+  /** The block's quotes in session order, each column a view of `room` rows past the start of its buffer. */
+  readonly quotes: QuoteColumns;
+  readonly interest: Record<(typeof INTEREST_NAMES)[number], Float64Array>;
+  /** Rows left before each quote column's view, for carried rows (`withCarried`). */
+  readonly room: number;
+  /** The NaN column the empty quote columns share, room included. */
+  readonly none: Float64Array | undefined;
+};
+
 /**
- * A slice's quote and open interest rows read from the session column files, in the columns and order
- * its statements would hand over (`quoteColumnsSql` without the `empty` columns, `interestColumnsSql`);
- * undefined when they are to be read through DuckDB (no such files, rows named by symbols, a read that
- * fails). Some dates' reads (`known`) keep their contracts' rows only, as the statements' symbol ranges
- * and the numbering do together.
+ * The block's quote and open interest rows read from the session column files, numbered to `known` and
+ * in session order, as the statements and `numbered` give them; undefined when they are to be read
+ * through DuckDB (a session without such a file, rows named by symbols, a read that fails). Some dates'
+ * reads (`some`) keep their contracts' rows only, as the statements' symbol ranges and the numbering do
+ * together. A loop's block (`carries`) leaves room before its quote rows for one carried row a contract.
  */
-function sliceFromFiles(
+function blockFromFiles(
   sql: SqlSession,
   underlying: string,
-  slice: { readonly first: string; readonly last: string },
-  oiSlice: { readonly first: string; readonly last: string },
-  keys: object | undefined,
-  known: ScopeContracts | undefined,
+  first: string,
+  last: string,
+  known: ScopeContracts,
+  some: boolean,
   empty: ReadonlySet<string>,
-): { quotes: Float64Array[]; interest: Float64Array[] } | undefined {
-  if (keys === undefined || (known !== undefined && known.keys === undefined)) return undefined;
+  carries: boolean,
+): FileBlock | undefined {
+  const index = known.keys;
+  if (index === undefined) return undefined;
   const partition = { underlying };
-  const quoteParts = sql.sessionColumns('option_quotes', partition, slice);
-  const interestParts = sql.sessionColumns('open_interest', partition, oiSlice);
+  const quoteParts = sql.sessionColumns('option_quotes', partition, { first, last });
+  const interestParts = sql.sessionColumns('open_interest', partition, {
+    first: previousSession(first),
+    last,
+  });
   if (quoteParts === undefined || interestParts === undefined) return undefined;
-  const index = known?.keys;
-  const kept = index === undefined ? undefined : (key: number) => index.get(key) !== undefined;
-  const read = (runs: PartRuns, names: readonly string[]) => {
-    const columns = names.map(() => new Float64Array(runs.rows));
-    runs.read(
-      names.map((name, c) => [name, columns[c]!] as const),
+  const kept = some ? (key: number) => index.get(key) !== undefined : undefined;
+  try {
+    const quoteRuns = partRuns(quoteParts, kept);
+    const room = carries ? known.contracts.length : 0;
+    const rows = quoteRuns.rows;
+    const read = QUOTE_COLUMNS.filter((name) => name === 'contract' || !empty.has(name));
+    const columns = new Map(read.map((name) => [name, new Float64Array(room + rows).subarray(room)]));
+    const none = empty.size === 0 ? undefined : new Float64Array(room + rows).fill(Number.NaN);
+    quoteRuns.read(
+      read.map((name) => [name === 'contract' ? 'key' : name, columns.get(name)!] as const),
       0,
     );
-    return columns;
-  };
-  try {
-    return {
-      quotes: read(partRuns(quoteParts, kept), [
-        'key',
-        ...QUOTE_COLUMNS.slice(1).filter((name) => !empty.has(name)),
-      ]),
-      interest: read(partRuns(interestParts, kept), ['key', 'day', 'open_interest', 'published_at']),
-    };
+    const all = QUOTE_COLUMNS.map((name) => columns.get(name) ?? none!.subarray(room));
+    const quotes = inSessionOrder(numbered(all, known, QUOTE_COLUMNS));
+    const interestRuns = partRuns(interestParts, kept);
+    const interest = ['key', 'day', 'open_interest', 'published_at'].map(
+      () => new Float64Array(interestRuns.rows),
+    );
+    interestRuns.read(
+      ['key', 'day', 'open_interest', 'published_at'].map((name, c) => [name, interest[c]!] as const),
+      0,
+    );
+    return { known, quotes, interest: numbered(interest, known, INTEREST_NAMES), room, none };
   } catch {
     return undefined; // read through DuckDB instead
   }
+}
+
+/**
+ * The carried rows `carried` and the block's rows read from files, as one set of columns: the carried
+ * rows written into the room left before the block's rows (a copy of the block would cost a fresh array a
+ * column). The two copied together when the room does not hold them, or the block's rows were reordered.
+ */
+function withCarried(carried: QuoteColumns, block: FileBlock): QuoteColumns {
+  const count = carried.contract.length;
+  const { quotes, room, none } = block;
+  const roomy = (column: Float64Array) => column.byteOffset === room * 8 && count <= room;
+  if (!QUOTE_COLUMNS.every((name) => roomy(quotes[name])))
+    return concatenated([carried, quotes], QUOTE_COLUMNS);
+  const rows = quotes.contract.length;
+  const out = {} as Record<(typeof QUOTE_COLUMNS)[number], Float64Array>;
+  for (const name of QUOTE_COLUMNS) {
+    let whole = new Float64Array(quotes[name].buffer, 0, room + rows);
+    // The empty columns share one NaN column: a carried row with a value there gets a column of its own.
+    if (
+      none !== undefined &&
+      whole.buffer === none.buffer &&
+      carried[name].some((value) => !Number.isNaN(value))
+    ) {
+      whole = new Float64Array(room + rows).fill(Number.NaN);
+    }
+    whole.set(carried[name], room - count);
+    out[name] = whole.subarray(room - count, room + rows);
+  }
+  return out;
 }
 
 /** The bytes of the buffers under `arrays`, each counted once however many views share it. */

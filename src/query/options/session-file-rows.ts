@@ -23,25 +23,46 @@ export type PartRuns = {
  * part. Reads each part's key column; throws when a file cannot be read.
  */
 export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): PartRuns {
+  // Per part: its runs of kept rows, and the kept rows' keys.
   const found: { part: SessionColumnsPart; keys: Float64Array; runs: [number, number][] }[] = [];
   let rows = 0;
   withFiles((fdOf) => {
     for (const part of parts) {
       if (part.rows === 0) continue;
-      const keys = new Float64Array(part.rows);
-      part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
-      const runs: [number, number][] = [];
       if (kept === undefined) {
-        runs.push([0, part.rows]);
-      } else {
-        for (let i = 0; i < keys.length; i++) {
-          if (!kept(keys[i]!)) continue;
-          const run = runs.at(-1);
-          if (run !== undefined && run[1] === i) run[1] = i + 1;
-          else runs.push([i, i + 1]);
-        }
+        const keys = new Float64Array(part.rows);
+        part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
+        rows += part.rows;
+        found.push({ part, keys, runs: [[0, part.rows]] });
+        continue;
       }
-      for (const [low, high] of runs) rows += high - low;
+      // Every row's key read into memory used again (fresh memory is dear to touch), the kept ones copied.
+      const all = scratchKeys(part.rows);
+      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
+      const runs: [number, number][] = [];
+      let count = 0;
+      let lastKey = Number.NaN;
+      let lastKept = false;
+      for (let i = 0; i < part.rows; i++) {
+        const key = all[i]!;
+        // An intraday session holds a contract's rows one after another: one decision for them all.
+        if (key !== lastKey) {
+          lastKey = key;
+          lastKept = kept(key);
+        }
+        if (!lastKept) continue;
+        const run = runs.at(-1);
+        if (run !== undefined && run[1] === i) run[1] = i + 1;
+        else runs.push([i, i + 1]);
+        count++;
+      }
+      const keys = new Float64Array(count);
+      let at = 0;
+      for (const [low, high] of runs) {
+        keys.set(all.subarray(low, high), at);
+        at += high - low;
+      }
+      rows += count;
       found.push({ part, keys, runs });
     }
   });
@@ -52,11 +73,13 @@ export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: numb
         for (const [column, target] of targets) {
           let to = at;
           for (const { part, keys, runs } of found) {
+            let keyAt = 0;
             for (const [low, high] of runs) {
-              if (column === 'key') target.set(keys.subarray(low, high), to);
+              if (column === 'key') target.set(keys.subarray(keyAt, keyAt + high - low), to);
               else if (column === 'day') target.fill(part.day, to, to + high - low);
               else part.file.readInto(part.day, column, low, high, target, to, fdOf(part.file));
               to += high - low;
+              keyAt += high - low;
             }
           }
         }
@@ -79,4 +102,11 @@ function withFiles(work: (fdOf: (file: SessionColumnsFile) => number) => void): 
   } finally {
     for (const fd of open.values()) closeSync(fd);
   }
+}
+
+/** A buffer for the keys of a part's every row, reused. */
+let keysBuffer = new Float64Array(0);
+function scratchKeys(count: number): Float64Array {
+  if (keysBuffer.length < count) keysBuffer = new Float64Array(Math.max(count, 2 * keysBuffer.length));
+  return keysBuffer;
 }
