@@ -472,6 +472,10 @@ function blockSpan(most: number, fit: number): { lookback: number; ahead: number
 
 /** The rows an underlying has on one session: how dense its blocks are. */
 async function sessionRows(sql: SqlSession, underlying: string, session: string): Promise<number> {
+  // The session column files' trailers count each session's rows: no statement (a count of an intraday
+  // session through DuckDB cost 30 ms of wall time and twice that of CPU).
+  const parts = sql.sessionColumns('option_quotes', { underlying }, { first: session, last: session });
+  if (parts !== undefined) return parts.reduce((sum, part) => sum + part.rows, 0);
   const quotes = await sql.from('option_quotes', { underlying }, { first: session, last: session });
   const rows = await sql.value<number>(
     `SELECT count(*) FROM ${quotes} q WHERE underlying = $underlying AND session_date = CAST($session AS DATE)`,
