@@ -23,7 +23,7 @@ import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
 import type { Scope } from './scope.js';
-import { partRuns } from './session-file-rows.js';
+import { latestByKey, partRuns } from './session-file-rows.js';
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -480,6 +480,8 @@ export type LookBack<N extends readonly string[]> = {
   readonly session: string;
   readonly latestFirst: string;
   readonly names: N;
+  /** Per name, the session column file's column it is read from (`day`: the row's session). */
+  readonly fileColumns: { readonly [K in N[number]]: string };
 };
 
 /** The look back for contracts' latest snapshots (`latestRowsBefore`). */
@@ -491,6 +493,9 @@ export function quoteLookBack(known: ScopeContracts): LookBack<typeof QUOTE_COLU
     session: 'session_date',
     latestFirst: 'q.session_date DESC, q.quote_time DESC',
     names: QUOTE_COLUMNS,
+    fileColumns: Object.fromEntries(
+      QUOTE_COLUMNS.map((name) => [name, name === 'contract' ? 'key' : name]),
+    ) as LookBack<typeof QUOTE_COLUMNS>['fileColumns'],
   };
 }
 
@@ -503,6 +508,12 @@ function interestLookBack(known: ScopeContracts): LookBack<typeof INTEREST_NAMES
     session: 'settled_session',
     latestFirst: 'o.settled_session DESC',
     names: INTEREST_NAMES,
+    fileColumns: {
+      contract: 'key',
+      settled: 'day',
+      openInterest: 'open_interest',
+      publishedAt: 'published_at',
+    },
   };
 }
 
@@ -524,6 +535,8 @@ export async function latestRowsBefore<const N extends readonly string[]>(
   before: string,
   lookBack: LookBack<N>,
 ): Promise<Record<N[number], Float64Array>[]> {
+  const fromFiles = latestFromFiles(sql, underlying, known, symbols, from, before, lookBack);
+  if (fromFiles !== undefined) return [fromFiles];
   const parts: Record<N[number], Float64Array>[] = [];
   const left = new Set(symbols);
   let last = before;
@@ -553,6 +566,56 @@ export async function latestRowsBefore<const N extends readonly string[]>(
     size *= CARRY_STEP_GROWTH;
   }
   return parts;
+}
+
+/**
+ * `latestRowsBefore` from the session column files, when every session of `from`…`before` has them: the
+ * sessions walked newest first, each symbol's key looked for until every one is found (no steps: a
+ * session read costs its keys, not a scan). Undefined when they are to be read through DuckDB.
+ */
+function latestFromFiles<const N extends readonly string[]>(
+  sql: SqlSession,
+  underlying: string,
+  known: ScopeContracts,
+  symbols: readonly string[],
+  from: string,
+  before: string,
+  lookBack: LookBack<N>,
+): Record<N[number], Float64Array> | undefined {
+  const index = known.keys;
+  if (index === undefined || from > before) return undefined;
+  const parts = sql.sessionColumns(lookBack.table, { underlying }, { first: from, last: before });
+  if (parts === undefined) return undefined;
+  const wanted = new Set<number>();
+  for (const symbol of symbols) {
+    const id = contractIndex(known.contracts, symbol);
+    if (id !== -1) wanted.add(index.hashOf[id]!);
+  }
+  const names = lookBack.names as readonly N[number][];
+  const read = names.filter(
+    (name) => lookBack.fileColumns[name] !== 'key' && lookBack.fileColumns[name] !== 'day',
+  );
+  try {
+    const rows = latestByKey(
+      parts,
+      wanted,
+      read.map((name) => lookBack.fileColumns[name]),
+    );
+    const columns = new Map(read.map((name, c) => [name, rows.values[c]!]));
+    const out = {} as Record<N[number], Float64Array>;
+    for (const name of names) {
+      const column = lookBack.fileColumns[name];
+      out[name] =
+        column === 'key'
+          ? rows.keys.map((key) => index.get(key) ?? -1)
+          : column === 'day'
+            ? rows.days
+            : columns.get(name)!;
+    }
+    return out;
+  } catch {
+    return undefined; // read through DuckDB instead
+  }
 }
 
 /** Per contract: 1 if it has a row on `day`, the day of the block's first rows. */

@@ -110,3 +110,62 @@ function scratchKeys(count: number): Float64Array {
   if (keysBuffer.length < count) keysBuffer = new Float64Array(Math.max(count, 2 * keysBuffer.length));
   return keysBuffer;
 }
+
+/**
+ * Of each key of `wanted`, its latest row in `parts` (in session order): the last row of it in the
+ * newest session that has one (a session's rows of a contract are in quote time order). Walks the
+ * sessions newest first and stops once every key is found. Returns the rows' day numbers, keys and the
+ * `columns` asked (the file's names), in no particular order. Throws when a file cannot be read.
+ */
+export function latestByKey(
+  parts: readonly SessionColumnsPart[],
+  wanted: ReadonlySet<number>,
+  columns: readonly string[],
+): { keys: Float64Array; days: Float64Array; values: Float64Array[] } {
+  const left = new Set(wanted);
+  const found: { part: SessionColumnsPart; rows: number[]; keys: number[] }[] = [];
+  let total = 0;
+  withFiles((fdOf) => {
+    for (let p = parts.length - 1; p >= 0 && left.size > 0; p--) {
+      const part = parts[p]!;
+      if (part.rows === 0) continue;
+      const all = scratchKeys(part.rows);
+      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
+      const last = new Map<number, number>();
+      for (let i = 0; i < part.rows; i++) if (left.has(all[i]!)) last.set(all[i]!, i);
+      if (last.size === 0) continue;
+      const rows = [...last.values()].sort((a, b) => a - b);
+      found.push({ part, rows, keys: rows.map((row) => all[row]!) });
+      for (const key of last.keys()) left.delete(key);
+      total += rows.length;
+    }
+  });
+  const keys = new Float64Array(total);
+  const days = new Float64Array(total);
+  const values = columns.map(() => new Float64Array(total));
+  withFiles((fdOf) => {
+    let at = 0;
+    for (const { part, rows, keys: rowKeys } of found) {
+      keys.set(rowKeys, at);
+      days.fill(part.day, at, at + rows.length);
+      // One read of the range the rows lie in, column by column, into memory used again.
+      const low = rows[0]!;
+      const high = rows.at(-1)! + 1;
+      const range = scratchRange(high - low);
+      for (const [c, column] of columns.entries()) {
+        part.file.readInto(part.day, column, low, high, range, 0, fdOf(part.file));
+        const target = values[c]!;
+        for (let k = 0; k < rows.length; k++) target[at + k] = range[rows[k]! - low]!;
+      }
+      at += rows.length;
+    }
+  });
+  return { keys, days, values };
+}
+
+/** A buffer for a range of one column's rows, reused. */
+let rangeBuffer = new Float64Array(0);
+function scratchRange(count: number): Float64Array {
+  if (rangeBuffer.length < count) rangeBuffer = new Float64Array(Math.max(count, 2 * rangeBuffer.length));
+  return rangeBuffer;
+}

@@ -147,29 +147,37 @@ describe('the look back for carried rows', () => {
     const symbols = [...latest.keys()].filter((symbol) =>
       known.contracts.some((contract) => contract.option_symbol === symbol),
     );
-    const parts = await latestRowsBefore(
-      reader.sql,
-      'XYZ',
-      known,
-      symbols,
-      '2019-01-02',
-      before,
-      quoteLookBack(known),
-    );
-    // Found in more than one step (the first reaches `CARRY_FIRST_STEP_SESSIONS` sessions back, not to
-    // the first period), each contract once, on its latest session.
-    expect(sessionsBetween('2019-02-28', before).length).toBeGreaterThan(CARRY_FIRST_STEP_SESSIONS);
-    expect(parts.length).toBeGreaterThan(1);
-    const found = parts.flatMap((part) =>
-      Array.from(part.contract, (id, row) => [
-        known.contracts[id]!.option_symbol,
-        isoDateOfDay(part.day[row]!),
-      ]),
-    );
-    expect(new Set(found.map(([symbol]) => symbol)).size).toBe(found.length);
-    expect(new Map(found.map(([symbol, day]) => [symbol, day]))).toEqual(
-      new Map(symbols.map((symbol) => [symbol, latest.get(symbol)])),
-    );
+    // Through DuckDB, in steps; from the session column files, newest session first: alike.
+    const throughDuckdb = await StoreReader.open(dir, { sessionColumns: false });
+    try {
+      for (const source of [throughDuckdb, reader]) {
+        const parts = await latestRowsBefore(
+          source.sql,
+          'XYZ',
+          known,
+          symbols,
+          '2019-01-02',
+          before,
+          quoteLookBack(known),
+        );
+        // Found in more than one step (the first reaches `CARRY_FIRST_STEP_SESSIONS` sessions back, not to
+        // the first period), each contract once, on its latest session.
+        expect(sessionsBetween('2019-02-28', before).length).toBeGreaterThan(CARRY_FIRST_STEP_SESSIONS);
+        if (source === throughDuckdb) expect(parts.length).toBeGreaterThan(1);
+        const found = parts.flatMap((part) =>
+          Array.from(part.contract, (id, row) => [
+            known.contracts[id]!.option_symbol,
+            isoDateOfDay(part.day[row]!),
+          ]),
+        );
+        expect(new Set(found.map(([symbol]) => symbol)).size).toBe(found.length);
+        expect(new Map(found.map(([symbol, day]) => [symbol, day]))).toEqual(
+          new Map(symbols.map((symbol) => [symbol, latest.get(symbol)])),
+        );
+      }
+    } finally {
+      throughDuckdb.close();
+    }
   }, 60_000);
 });
 
