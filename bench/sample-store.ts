@@ -1,6 +1,6 @@
 /**
  * `data/sample` as a commit writes a store: the shipped sample leaves out its session column files (some
- * 90 MB, derived: `pitchain verify --repair` writes them), which every store an ingest writes has. The
+ * 76 MB, derived: `pitchain verify --repair` writes them), which every store an ingest writes has. The
  * backtest benches run on a copy of it in `bench/.cache/` with them written, made once per sample version.
  */
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
