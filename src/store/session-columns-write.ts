@@ -23,6 +23,14 @@ import {
 } from './session-columns.js';
 import { quoteLiteral, type SqlSession } from './sql.js';
 
+/**
+ * The scratch name a session column file is written under before it is renamed: a writer's (`.tmp-`),
+ * which garbage collection removes when a crash left one behind.
+ */
+export function sessionColumnsTemp(target: string): string {
+  return path.join(path.dirname(target), `.tmp-${process.pid}-${path.basename(target)}`);
+}
+
 /** Rows one statement reads at most (whole sessions; a larger session alone): bounds the writer's memory. */
 const READ_ROWS = 262_144;
 
@@ -46,8 +54,7 @@ export async function writeSessionColumns(
     `SELECT ${day} AS day, CAST(count(*) AS INTEGER) AS rows FROM ${source} GROUP BY ALL ORDER BY day`,
   );
   const target = sessionColumnsPath(parquetAbs);
-  // A writer's scratch name: garbage collection removes one a crash left behind.
-  const temp = path.join(path.dirname(target), `.tmp-${process.pid}-${path.basename(target)}`);
+  const temp = sessionColumnsTemp(target);
   const handle = await fs.open(temp, 'w');
   const hash = createHash('sha256');
   const sessions: SessionColumnsHeader['sessions'][number][] = [];
@@ -108,10 +115,14 @@ export async function writeSessionColumns(
       length.writeUInt32LE(text.length);
       await write(Buffer.concat([text, length, SESSION_COLUMNS_MAGIC]));
     }
-  } finally {
-    await handle.close();
-    if (!inOrder) await fs.rm(temp, { force: true });
+  } catch (error) {
+    // An interrupted commit leaves nothing of it behind.
+    await handle.close().catch(() => undefined);
+    await fs.rm(temp, { force: true });
+    throw error;
   }
+  await handle.close();
+  if (!inOrder) await fs.rm(temp, { force: true });
   if (!inOrder) return undefined;
   await fsyncFile(temp);
   await fs.rename(temp, target);

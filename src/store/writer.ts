@@ -41,7 +41,7 @@ import {
   type TableName,
 } from './schema.js';
 import { hasSessionColumns, sessionColumnsOwner, sessionColumnsPath } from './session-columns.js';
-import { writeSessionColumns } from './session-columns-write.js';
+import { sessionColumnsTemp, writeSessionColumns } from './session-columns-write.js';
 import { quoteIdentifier as q, quoteLiteral, SqlSession } from './sql.js';
 
 /** What an ingest reports about one source for provenance (the time is added at commit). */
@@ -595,6 +595,7 @@ export class WriteTransaction {
       // Derived from the file just named, before the manifest lists it: a reader finds both or neither.
       const abs = path.join(dirAbs, name);
       this.written.add(sessionColumnsPath(abs));
+      this.written.add(sessionColumnsTemp(sessionColumnsPath(abs)));
       await writeSessionColumns(sql, table, abs, sha256);
     }
     return entry;
