@@ -153,6 +153,9 @@ type SessionPlace = {
  */
 export class SessionColumnsFile {
   private readonly places = new Map<number, SessionPlace>();
+  /** The sessions' day numbers in file order, and each column's place in a session (asked per request). */
+  private readonly dayNumbers: readonly number[];
+  private readonly columnIndex: ReadonlyMap<string, number>;
 
   private constructor(
     readonly path: string,
@@ -167,6 +170,8 @@ export class SessionColumnsFile {
       }
       this.places.set(session.day, { rows: session.rows, offsets, scales: session.scales });
     }
+    this.dayNumbers = header.sessions.map((session) => session.day);
+    this.columnIndex = new Map(header.columns.map((name, c) => [name, c]));
   }
 
   /** The file's columns, in its order. */
@@ -217,8 +222,8 @@ export class SessionColumnsFile {
   }
 
   /** The day numbers of the sessions the file holds, ascending. */
-  days(): number[] {
-    return this.header.sessions.map((session) => session.day);
+  days(): readonly number[] {
+    return this.dayNumbers;
   }
 
   /** The rows the file holds of session `day` (0 when none). */
@@ -240,7 +245,7 @@ export class SessionColumnsFile {
     fd: number,
   ): void {
     const place = this.places.get(day);
-    const c = this.header.columns.indexOf(column);
+    const c = this.columnIndex.get(column) ?? -1;
     if (place === undefined || c === -1 || from < 0 || to > place.rows || from > to) {
       throw new StoreError(`${this.path}: no rows ${from}-${to} of column ${column} on day ${day}`);
     }

@@ -138,14 +138,22 @@ export function withEmpty(
  * symbols, `contractSymbolsSql`).
  */
 export function symbolRangesSql(alias: string, expiration: string, roots: readonly string[]): string {
+  if (roots.length === 0) return 'AND false';
+  const ranges = roots.map((root) => {
+    const [low, high] = symbolRange(root, expiration);
+    return `(${alias}.option_symbol >= ${quoteLiteral(low)} AND ${alias}.option_symbol < ${quoteLiteral(high)})`;
+  });
+  return `AND (${ranges.join(' OR ')})`;
+}
+
+/**
+ * The symbols of `root`'s contracts expiring on `expiration`, as a range of text `[low, high)`: every
+ * `ROOTyymmdd…` sorts within it (a root that is another's prefix and a digit may share it, as above).
+ */
+export function symbolRange(root: string, expiration: string): readonly [low: string, high: string] {
   const date = expiration.slice(2).replaceAll('-', '');
   const next = String(Number(date) + 1).padStart(6, '0');
-  if (roots.length === 0) return 'AND false';
-  const ranges = roots.map(
-    (root) =>
-      `(${alias}.option_symbol >= ${quoteLiteral(root + date)} AND ${alias}.option_symbol < ${quoteLiteral(root + next)})`,
-  );
-  return `AND (${ranges.join(' OR ')})`;
+  return [root + date, root + next];
 }
 
 /**

@@ -13,7 +13,7 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
-import { asDouble, contractKeySql, quoteReadSql, symbolRangesSql } from './block-sql.js';
+import { asDouble, contractKeySql, quoteReadSql, symbolRange, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
@@ -241,11 +241,12 @@ function sessionFileRows(
 
 /** Per root expiring on `expiration`, the table's contracts whose symbols are that root's of that date. */
 function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
-  const date = expiration.slice(2).replaceAll('-', '');
-  const next = String(Number(date) + 1).padStart(6, '0');
   const { symbols } = table;
   const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
-  return rootsExpiringOn(table, expiration).map((root) => [from(root + date), from(root + next)] as const);
+  return rootsExpiringOn(table, expiration).map((root) => {
+    const [low, high] = symbolRange(root, expiration);
+    return [from(low), from(high)] as const;
+  });
 }
 
 /** The contract table's number of each row's contract (by its key or its symbol), or -1. */
