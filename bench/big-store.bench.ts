@@ -127,6 +127,33 @@ async function answer(store: Store, path: string): Promise<void> {
   }
 }
 
+/**
+ * The CPU of each path's request on each of two freshly opened stores, the stores taking turns request by
+ * request. Run one store's series after the other's, the first series paid the process's warming up:
+ * whole chains cost 1.2-1.4 times more in whichever store went first, and the big store went first.
+ */
+async function cpuAlternately(
+  dirs: { big: string; small: string },
+  paths: readonly string[],
+): Promise<{ big: number[]; small: number[] }> {
+  const big = await openStore(dirs.big);
+  try {
+    const small = await openStore(dirs.small);
+    try {
+      const cpu = { big: [] as number[], small: [] as number[] };
+      for (const path of paths) {
+        cpu.big.push((await measure(() => answer(big, path))).cpu);
+        cpu.small.push((await measure(() => answer(small, path))).cpu);
+      }
+      return cpu;
+    } finally {
+      small.close();
+    }
+  } finally {
+    big.close();
+  }
+}
+
 /** The CPU of each path's request on a freshly opened store, in order (each asked once). */
 async function cpuOf(dir: string, paths: readonly string[]): Promise<number[]> {
   const store = await openStore(dir);
@@ -199,16 +226,15 @@ export default defineBenchmark({
       opens.small.push(await openAndFirst(small.dir));
     }
 
-    // The same sessions on both stores, each store freshly opened for each series.
+    // The same sessions on both stores, each store freshly opened for each series, the two in turn.
     ctx.log(`random access: ${RANDOM_SESSIONS} SPY sessions in random order on each store, each asked once`);
     const frontSessions = randomSessions(RANDOM_SESSIONS, 20_190_614);
     const wholeSessions = randomSessions(RANDOM_SESSIONS, 20_200_316);
     const front = (sessions: readonly string[]) => sessions.map((s) => chainPath('SPY', s, false));
     const whole = (sessions: readonly string[]) => sessions.map((s) => chainPath('SPY', s, true));
-    const frontBig = await cpuOf(big.dir, front(frontSessions));
-    const frontSmall = await cpuOf(small.dir, front(frontSessions));
-    const wholeBig = await cpuOf(big.dir, whole(wholeSessions));
-    const wholeSmall = await cpuOf(small.dir, whole(wholeSessions));
+    const stores = { big: big.dir, small: small.dir };
+    const { big: frontBig, small: frontSmall } = await cpuAlternately(stores, front(frontSessions));
+    const { big: wholeBig, small: wholeSmall } = await cpuAlternately(stores, whole(wholeSessions));
     // Any of the big store's underlyings, at random sessions: its other partitions answer as SPY's do.
     const symbols = ['SPY', 'SPX', 'SPXW', 'AAPL', ...ETFS.map(([symbol]) => symbol)];
     const anyPaths = randomSessions(RANDOM_SESSIONS, 20_170_915).map((session, i) =>
@@ -216,9 +242,15 @@ export default defineBenchmark({
     );
     const anyBig = await cpuOf(big.dir, anyPaths);
 
-    ctx.log('the loop bench’s 2019 loop on each store');
-    const loopBig = await loopPerSession(big.dir);
-    const loopSmall = await loopPerSession(small.dir);
+    ctx.log('the loop bench’s 2019 loop on each store, twice each, in turn');
+    // Twice each, in turn, the better of each kept: the first loop of the process pays its warming up.
+    const loops = { big: [] as number[], small: [] as number[] };
+    for (let i = 0; i < 2; i++) {
+      loops.big.push(await loopPerSession(big.dir));
+      loops.small.push(await loopPerSession(small.dir));
+    }
+    const loopBig = Math.min(...loops.big);
+    const loopSmall = Math.min(...loops.small);
     const load = loadAverage();
 
     return [
@@ -244,7 +276,7 @@ export default defineBenchmark({
         baseline: median(frontSmall),
         unit: 'ms',
         target: '≤ 5 ms',
-        note: `the same ${RANDOM_SESSIONS} sessions on each store, each asked once; p90 ${summarise(frontBig).p90Ms.toFixed(1)} vs ${summarise(frontSmall).p90Ms.toFixed(1)} ms`,
+        note: `the same ${RANDOM_SESSIONS} sessions on each store, each asked once, in turn; p90 ${summarise(frontBig).p90Ms.toFixed(1)} vs ${summarise(frontSmall).p90Ms.toFixed(1)} ms`,
       }),
       ratioRow({
         name: `big-store: SPY expiration=all at a random session, CPU p50, ${label}`,
@@ -252,7 +284,7 @@ export default defineBenchmark({
         baseline: median(wholeSmall),
         unit: 'ms',
         target: '≤ 20 ms',
-        note: `the same ${RANDOM_SESSIONS} sessions on each store; p90 ${summarise(wholeBig).p90Ms.toFixed(1)} vs ${summarise(wholeSmall).p90Ms.toFixed(1)} ms`,
+        note: `the same ${RANDOM_SESSIONS} sessions on each store, in turn; p90 ${summarise(wholeBig).p90Ms.toFixed(1)} vs ${summarise(wholeSmall).p90Ms.toFixed(1)} ms`,
       }),
       ratioRow({
         name: 'big-store: any underlying’s front month at a random session, CPU p50',
@@ -267,7 +299,7 @@ export default defineBenchmark({
         baseline: loopSmall,
         unit: 'ms',
         target: '≤ 2 ms',
-        note: `SPY dte=30 puts at 15:45, ${sessionsBetween('2019-01-02', '2019-12-31').length} sessions; load ${load}`,
+        note: `SPY dte=30 puts at 15:45, ${sessionsBetween('2019-01-02', '2019-12-31').length} sessions; the better of two runs each, in turn (${loops.big.map((ms) => ms.toFixed(1)).join(', ')} vs ${loops.small.map((ms) => ms.toFixed(1)).join(', ')}); load ${load}`,
       }),
     ];
   },
