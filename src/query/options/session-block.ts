@@ -16,6 +16,7 @@ import { nullable } from './block-rows.js';
 import { asDouble, contractKeySql, quoteReadSql, symbolRange, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
+import { KeyIndex } from './key-index.js';
 import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
 import type { Scope } from './scope.js';
 import { partRuns } from './session-file-rows.js';
@@ -206,14 +207,7 @@ function sessionFileRows(
   if (quotes === undefined || interest === undefined) return undefined;
   // One expiration's request keeps the rows of its symbols (`symbolRangesSql`): per root, a range of the
   // table's contracts, whose symbols are sorted.
-  const ranges = expiration === undefined ? undefined : contractRanges(table, expiration);
-  const kept =
-    ranges === undefined
-      ? undefined
-      : (key: number) => {
-          const id = keys.get(key);
-          return id !== undefined && ranges.some(([low, high]) => id >= low && id < high);
-        };
+  const kept = expiration === undefined ? undefined : keptKeys(table, contractRanges(table, expiration));
   try {
     const quoteRuns = partRuns(quotes, kept);
     const interestRuns = partRuns(interest, kept);
@@ -237,6 +231,21 @@ function sessionFileRows(
   } catch {
     return undefined; // read through DuckDB instead
   }
+}
+
+/**
+ * Whether a row's key is one of the table's contracts in `ranges`: by an index of theirs alone (a few
+ * hundred), whose lookups stay in the processor's cache; a lookup in the whole table's index for each of a
+ * session's thousands of keys cost 1.4 ms of a dated front month's 4.5.
+ */
+function keptKeys(
+  table: ContractTable,
+  ranges: readonly (readonly [number, number])[],
+): (key: number) => boolean {
+  const hashes = ranges.flatMap(([low, high]) => Array.from(table.hashes.subarray(low, high)));
+  const index = KeyIndex.of(Float64Array.from(hashes));
+  // The table's keys are distinct (its rows are named by them), so the index is made.
+  return (key) => index!.get(key) !== undefined;
 }
 
 /** Per root expiring on `expiration`, the table's contracts whose symbols are that root's of that date. */
