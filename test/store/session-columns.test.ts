@@ -250,6 +250,18 @@ describe('session column files', () => {
           const want = expected[c] as Float64Array;
           for (let i = 0; i < 12; i++)
             expect(Object.is(read[i], want[i]), `${name} row ${i}: ${read[i]} vs ${want[i]}`).toBe(true);
+          // Some rows of each session picked (an instant's latest rows): the same doubles, in the same order.
+          for (const rows of [[1, 3], [0, 2, 3], [2]]) {
+            const picked = new Float64Array(3 * rows.length + 1);
+            for (let day = 0; day < 3; day++) {
+              const sessionDay = Date.parse('2021-03-01') / 86_400_000 + day;
+              file.readPicked(sessionDay, name, Int32Array.from(rows), picked, 1 + day * rows.length, fd);
+            }
+            const wanted = [0, 1, 2].flatMap((day) => rows.map((row) => want[day * 4 + row]!));
+            for (const [k, value] of wanted.entries())
+              expect(Object.is(picked[1 + k], value), `${name} picked ${rows} at ${k}`).toBe(true);
+            expect(picked[0]).toBe(0);
+          }
         }
       } finally {
         (await import('node:fs')).closeSync(fd);

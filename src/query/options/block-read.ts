@@ -22,8 +22,9 @@ import { interestColumnsSql, quoteColumnsSql, withEmpty } from './block-sql.js';
 import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
+import { KeyIndex } from './key-index.js';
 import type { Scope } from './scope.js';
-import { latestByKey, partRuns } from './session-file-rows.js';
+import { latestByKey, latestRows, partRuns } from './session-file-rows.js';
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -105,12 +106,7 @@ export async function loadBlock(
   const rowsPerSession = loop?.rowsPerSession;
   const underlying = { underlying: scope.underlying };
   const slices = sessionSlices(first, last, rowsPerSession, loop?.sliceRows);
-  // Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks).
-  const empty = new Set(
-    [...sql.emptyColumns('option_quotes', underlying, { first, last })].filter(
-      (column) => column !== 'session_date' && column !== 'quote_time',
-    ),
-  );
+  const empty = emptyQuoteColumns(sql, scope.underlying, first, last);
   // The wide columns every value of which fits in 32 bits in the files read go so (half the bytes).
   const narrow = sql.narrowColumns('option_quotes', underlying, { first, last });
   const interestNarrow = sql.narrowColumns('open_interest', underlying, {
@@ -127,7 +123,11 @@ export async function loadBlock(
   // loop's block carries from before it (`withCarried`).
   const files = sql.sessionColumns('option_quotes', underlying, { first, last }) !== undefined;
   const fromFiles = files
-    ? blockFromFiles(sql, scope.underlying, first, last, await contractsOf, some, empty, loop !== undefined)
+    ? blockFromFiles(sql, scope.underlying, { first, last }, await contractsOf, {
+        some,
+        empty,
+        carries: loop !== undefined,
+      })
     : undefined;
   if (fromFiles !== undefined) {
     numbering = fromFiles.known;
@@ -169,7 +169,6 @@ export async function loadBlock(
     interestParts.push(numbered((await interestRead).columns, numbering, INTEREST_NAMES));
   }
   const known = numbering ?? (await contractsOf);
-  const { contracts, byExpiration, expirations } = known;
   // A loop's block also holds, for a contract listed before it and not quoted (or without open interest
   // settled) on its first session, the contract's latest row before it: a current as-of answers with a
   // snapshot however old (a deep LEAPS not quoted for weeks), which the block would otherwise send to the query.
@@ -197,6 +196,74 @@ export async function loadBlock(
       if (fromFiles !== undefined) quoteParts.splice(0, 2, withCarried(quoteParts[0]!, fromFiles));
     }
   }
+  return assembled(
+    {
+      first,
+      last,
+      window:
+        window ??
+        (scope.expiration === undefined ? undefined : { low: scope.expiration, high: scope.expiration }),
+    },
+    known,
+    quoteParts,
+    interestParts,
+    carried,
+  );
+}
+
+/**
+ * A block of one date's rows of the as-of's session holding, per contract, only its latest snapshot by the
+ * as-of's cutoff, read from the session column files: what a random instant of an intraday session needs
+ * of its hundreds of snapshots a contract. It answers that cutoff alone (`currentRows`, by the same rules
+ * as any block) and carries no rows from before the session: a contract with no snapshot of the session
+ * by the cutoff leaves the answer undefined, for the session's whole block to give. Undefined when the
+ * session has no session column files or its rows are named by symbols.
+ */
+export async function loadInstantBlock(
+  sql: SqlSession,
+  scope: Exclude<Scope, { optionSymbol: string }> & { readonly expiration: string },
+  session: string,
+  cutoff: number,
+  known: ScopeContracts,
+): Promise<Block | undefined> {
+  const underlying = { underlying: scope.underlying };
+  const range = { first: session, last: session };
+  if (sql.sessionColumns('option_quotes', underlying, range) === undefined) return undefined;
+  const empty = emptyQuoteColumns(sql, scope.underlying, session, session);
+  const read = blockFromFiles(sql, scope.underlying, range, known, {
+    some: true,
+    empty,
+    carries: false,
+    latestBy: cutoff,
+  });
+  if (read === undefined) return undefined;
+  return assembled(
+    { ...range, window: { low: scope.expiration, high: scope.expiration } },
+    read.known,
+    [read.quotes],
+    [read.interest],
+    undefined,
+  );
+}
+
+/** Of the columns a block's rows must have, the ones no file of its sessions holds (a vendor without Greeks). */
+function emptyQuoteColumns(sql: SqlSession, underlying: string, first: string, last: string): Set<string> {
+  return new Set(
+    [...sql.emptyColumns('option_quotes', { underlying }, { first, last })].filter(
+      (column) => column !== 'session_date' && column !== 'quote_time',
+    ),
+  );
+}
+
+/** A block of the rows read (the carried ones first, if any), put together and indexed. */
+function assembled(
+  span: Pick<Block, 'first' | 'last' | 'window'>,
+  known: ScopeContracts,
+  quoteParts: readonly QuoteColumns[],
+  interestParts: readonly Record<(typeof INTEREST_NAMES)[number], Float64Array>[],
+  carried: Carried | undefined,
+): Block {
+  const { contracts, byExpiration, expirations } = known;
   const quotes = concatenated(quoteParts, QUOTE_COLUMNS);
   const interest = interestColumns(concatenated(interestParts, INTEREST_NAMES), contracts.length);
   // Each contract's rows, in the block's order (session, then quote time): a compressed row index.
@@ -204,11 +271,7 @@ export async function loadBlock(
   const sessions = sessionRanges(quotes.day);
   const rows = quotes.day.length;
   return {
-    first,
-    last,
-    window:
-      window ??
-      (scope.expiration === undefined ? undefined : { low: scope.expiration, high: scope.expiration }),
+    ...span,
     contracts,
     quotes,
     sessions,
@@ -244,6 +307,18 @@ type FileBlock = {
   readonly none: Float64Array | undefined;
 };
 
+/** How `blockFromFiles` reads. */
+type FileReading = {
+  /** Whether the block holds some dates only: the rows of its contracts are kept, no other. */
+  readonly some: boolean;
+  /** The quote columns no file of the block's sessions holds. */
+  readonly empty: ReadonlySet<string>;
+  /** Whether to leave room before the quote rows for one carried row a contract (a loop's block). */
+  readonly carries: boolean;
+  /** Some dates' block of one instant: per contract, only its latest row by this cutoff (`latestRows`). */
+  readonly latestBy?: number;
+};
+
 /**
  * The block's quote and open interest rows read from the session column files, numbered to `known` and
  * in session order, as the statements and `numbered` give them; undefined when they are to be read
@@ -254,13 +329,11 @@ type FileBlock = {
 function blockFromFiles(
   sql: SqlSession,
   underlying: string,
-  first: string,
-  last: string,
+  { first, last }: { readonly first: string; readonly last: string },
   known: ScopeContracts,
-  some: boolean,
-  empty: ReadonlySet<string>,
-  carries: boolean,
+  reading: FileReading,
 ): FileBlock | undefined {
+  const { some, empty, carries, latestBy } = reading;
   const index = known.keys;
   if (index === undefined) return undefined;
   const partition = { underlying };
@@ -270,9 +343,16 @@ function blockFromFiles(
     last,
   });
   if (quoteParts === undefined || interestParts === undefined) return undefined;
-  const kept = some ? (key: number) => index.get(key) !== undefined : undefined;
+  // Some dates' rows kept by an index of their contracts alone, whose lookups stay in the processor's
+  // cache (the whole table's index missed it on each of a session's thousands of keys).
+  const ownKeys = some ? KeyIndex.of(index.hashOf) : undefined;
+  const kept = ownKeys === undefined ? undefined : (key: number) => ownKeys.get(key) !== undefined;
+  if (some && ownKeys === undefined) return undefined;
   try {
-    const quoteRuns = partRuns(quoteParts, kept);
+    const quoteRuns =
+      latestBy === undefined || kept === undefined
+        ? partRuns(quoteParts, kept)
+        : latestRows(quoteParts, kept, latestBy);
     const room = carries ? known.contracts.length : 0;
     const rows = quoteRuns.rows;
     const read = QUOTE_COLUMNS.filter((name) => name === 'contract' || !empty.has(name));

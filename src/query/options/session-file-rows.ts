@@ -24,51 +24,9 @@ export type PartRuns = {
  * part. Reads each part's key column; throws when a file cannot be read.
  */
 export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): PartRuns {
-  // Per part: its runs of kept rows, and the kept rows' keys.
-  const found: { part: SessionColumnsPart; keys: Float64Array; runs: [number, number][] }[] = [];
-  let rows = 0;
-  withFiles((fdOf) => {
-    for (const part of parts) {
-      if (part.rows === 0) continue;
-      if (kept === undefined) {
-        const keys = new Float64Array(part.rows);
-        part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
-        rows += part.rows;
-        found.push({ part, keys, runs: [[0, part.rows]] });
-        continue;
-      }
-      // Every row's key read into memory used again (fresh memory is dear to touch), the kept ones copied.
-      const all = scratchKeys(part.rows);
-      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
-      const runs: [number, number][] = [];
-      let count = 0;
-      let lastKey = Number.NaN;
-      let lastKept = false;
-      for (let i = 0; i < part.rows; i++) {
-        const key = all[i]!;
-        // An intraday session holds a contract's rows one after another: one decision for them all.
-        if (key !== lastKey) {
-          lastKey = key;
-          lastKept = kept(key);
-        }
-        if (!lastKept) continue;
-        const run = runs.at(-1);
-        if (run !== undefined && run[1] === i) run[1] = i + 1;
-        else runs.push([i, i + 1]);
-        count++;
-      }
-      const keys = new Float64Array(count);
-      let at = 0;
-      for (const [low, high] of runs) {
-        keys.set(all.subarray(low, high), at);
-        at += high - low;
-      }
-      rows += count;
-      found.push({ part, keys, runs });
-    }
-  });
+  const found = keptRuns(parts, kept);
   return {
-    rows,
+    rows: found.reduce((sum, { keys }) => sum + keys.length, 0),
     read: (targets, at) =>
       withFiles((fdOf) => {
         for (const [column, target] of targets) {
@@ -82,6 +40,138 @@ export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: numb
               to += high - low;
               keyAt += high - low;
             }
+          }
+        }
+      }),
+  };
+}
+
+/** A part's kept rows: runs of consecutive rows, and their keys in order. */
+type KeptRuns = { part: SessionColumnsPart; keys: Float64Array; runs: [number, number][] };
+
+/** Per part of `parts` with rows, its runs of rows whose keys `kept` keeps (every row without it). */
+function keptRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): KeptRuns[] {
+  const found: KeptRuns[] = [];
+  withFiles((fdOf) => {
+    for (const part of parts) {
+      if (part.rows === 0) continue;
+      if (kept === undefined) {
+        const keys = new Float64Array(part.rows);
+        part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
+        found.push({ part, keys, runs: [[0, part.rows]] });
+        continue;
+      }
+      // Every row's key read into memory used again (fresh memory is dear to touch), the kept ones copied.
+      const all = scratchKeys(part.rows);
+      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
+      const flat = keyRuns(all, part.rows, kept);
+      const runs: [number, number][] = [];
+      let count = 0;
+      for (let r = 0; r < flat.length; r += 2) {
+        runs.push([flat[r]!, flat[r + 1]!]);
+        count += flat[r + 1]! - flat[r]!;
+      }
+      const keys = new Float64Array(count);
+      let at = 0;
+      for (const [low, high] of runs) {
+        keys.set(all.subarray(low, high), at);
+        at += high - low;
+      }
+      found.push({ part, keys, runs });
+    }
+  });
+  return found;
+}
+
+/**
+ * The runs of the first `rows` keys of `keys` that `kept` keeps, as row ranges `[low, high)` flattened in
+ * pairs: per run of one key's rows (an intraday session holds a contract's rows one after another) one
+ * decision for them all, and consecutive kept rows make one range.
+ */
+function keyRuns(keys: Float64Array, rows: number, kept: (key: number) => boolean): number[] {
+  const runs: number[] = [];
+  let start = -1;
+  for (let i = 0; i < rows; ) {
+    const key = keys[i]!;
+    let end = i + 1;
+    while (end < rows && keys[end] === key) end++;
+    if (kept(key)) {
+      if (start === -1) start = i;
+    } else if (start !== -1) {
+      runs.push(start, i);
+      start = -1;
+    }
+    i = end;
+  }
+  if (start !== -1) runs.push(start, rows);
+  return runs;
+}
+
+/**
+ * Of the rows of `parts` whose keys `kept` keeps, each contract's latest with quote time ≤ `cutoff`: of a
+ * run of one key's rows (a session holds a contract's rows one after another, in quote time order), the
+ * last by the cutoff. The rows of an instant of an intraday session: one a contract of the hundreds of
+ * snapshots each has, whose other columns are then read alone (`readPicked`). Should a contract's rows lie
+ * in more than one run, each run gives its own: the caller's choice of the latest row among them stands.
+ * Throws when a file cannot be read.
+ */
+export function latestRows(
+  parts: readonly SessionColumnsPart[],
+  kept: (key: number) => boolean,
+  cutoff: number,
+): PartRuns {
+  const picked: { part: SessionColumnsPart; keys: Float64Array; rows: Int32Array }[] = [];
+  let total = 0;
+  withFiles((fdOf) => {
+    for (const part of parts) {
+      if (part.rows === 0) continue;
+      const fd = fdOf(part.file);
+      // Every row's key and the kept rows' quote times read into memory used again: a session's kept rows
+      // copied into fresh arrays cost more than the rest of the answer (fresh memory is dear to touch).
+      const all = scratchKeys(part.rows);
+      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fd);
+      const runs = keyRuns(all, part.rows, kept);
+      let keptRows = 0;
+      for (let r = 0; r < runs.length; r += 2) keptRows += runs[r + 1]! - runs[r]!;
+      const times = scratchRange(keptRows);
+      let at = 0;
+      for (let r = 0; r < runs.length; r += 2) {
+        part.file.readInto(part.day, 'quote_time', runs[r]!, runs[r + 1]!, times, at, fd);
+        at += runs[r + 1]! - runs[r]!;
+      }
+      const rows: number[] = [];
+      const rowKeys: number[] = [];
+      let k = 0;
+      for (let r = 0; r < runs.length; r += 2) {
+        const high = runs[r + 1]!;
+        let best = -1;
+        for (let i = runs[r]!; i < high; i++, k++) {
+          if (times[k]! <= cutoff) best = i;
+          // The last row of a key's run: its latest by the cutoff, if any, is picked.
+          if (i + 1 === high || all[i + 1] !== all[i]) {
+            if (best !== -1) {
+              rows.push(best);
+              rowKeys.push(all[i]!);
+            }
+            best = -1;
+          }
+        }
+      }
+      picked.push({ part, keys: Float64Array.from(rowKeys), rows: Int32Array.from(rows) });
+      total += rows.length;
+    }
+  });
+  return {
+    rows: total,
+    read: (targets, at) =>
+      withFiles((fdOf) => {
+        for (const [column, target] of targets) {
+          let to = at;
+          for (const { part, keys, rows } of picked) {
+            if (column === 'key') target.set(keys, to);
+            else if (column === 'day') target.fill(part.day, to, to + rows.length);
+            else part.file.readPicked(part.day, column, rows, target, to, fdOf(part.file));
+            to += rows.length;
           }
         }
       }),

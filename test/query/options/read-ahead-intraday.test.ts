@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intradayOptions } from '../../../src/ingest/generator/index.js';
 import { etWallToSeconds } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
+import { contractTable } from '../../../src/query/options/contract-table.js';
 import { readAheadRows, sessionPairRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
@@ -79,5 +80,70 @@ describe('random minutes of intraday snapshots', () => {
     expect(assemble(first, paired!).records).toEqual(
       assemble(first, rowSource(await scopeRows(reader.sql, first, spx))).records,
     );
+  }, 120_000);
+});
+
+describe('one date at random minutes of intraday snapshots', () => {
+  const at = (session: string, time: string): AsOf => currentAsOf('live', etWallToSeconds(session, time));
+  /** The query's records of `scope` at `asOf`. */
+  const queried = async (asOf: AsOf, scope: { underlying: string; expiration: string }) =>
+    assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records;
+
+  it("answers each from the contracts' latest snapshots by its cutoff, as the query does, keeping no block", async () => {
+    // Minutes on and between snapshots, the session's last, after the close; the 0DTE date and the next.
+    const minutes = [
+      ['2023-01-03', '10:00'],
+      ['2023-01-03', '15:59:59'],
+      ['2023-01-03', '18:00'],
+      ['2023-01-04', '09:31'],
+      ['2023-01-04', '09:31:30'],
+      ['2023-01-04', '12:17'],
+      ['2023-01-04', '16:00'],
+    ] as const;
+    for (const [session, time] of minutes) {
+      for (const expiration of ['2023-01-04', '2023-01-05']) {
+        if (expiration < session) continue;
+        // A cache of its own: no request before it, so none it steps on from.
+        const cache = new StoreCache(() => reader.dataVersion);
+        await contractTable(reader.sql, cache, 'SPX');
+        const before = cache.sessionCacheBytes;
+        const asOf = at(session, time);
+        const scope = { underlying: 'SPX', expiration };
+        const rows = await readAheadRows(reader.sql, cache, asOf, scope);
+        expect(rows, `${session} ${time} ${expiration}`).toBeDefined();
+        const records = assemble(asOf, rows!).records;
+        expect(records.length, `${session} ${time} ${expiration}`).toBeGreaterThan(0);
+        expect(records, `${session} ${time} ${expiration}`).toEqual(await queried(asOf, scope));
+        // Answered from the instant's rows: the session's block of the date was not read into the cache.
+        expect(cache.sessionCacheBytes, `${session} ${time} ${expiration}`).toBe(before);
+      }
+    }
+  }, 120_000);
+
+  it("reads the date's session block for a request stepping on within the session, and leaves one before its first snapshot to the query", async () => {
+    const cache = new StoreCache(() => reader.dataVersion);
+    const scope = { underlying: 'SPX', expiration: '2023-01-04' };
+    await contractTable(reader.sql, cache, 'SPX');
+    const before = cache.sessionCacheBytes;
+    const steps = [
+      // The first request of the session, then a minute loop's next step: the block answers from then on.
+      ['2023-01-04', '11:00', false],
+      ['2023-01-04', '11:01', true],
+      ['2023-01-04', '11:02', true],
+    ] as const;
+    for (const [session, time, block] of steps) {
+      const asOf = at(session, time);
+      const rows = await readAheadRows(reader.sql, cache, asOf, scope);
+      expect(rows, time).toBeDefined();
+      expect(assemble(asOf, rows!).records, time).toEqual(await queried(asOf, scope));
+      expect(cache.sessionCacheBytes > before, time).toBe(block);
+    }
+    // After the open and before the session's first snapshot, the contracts' latest snapshots are the
+    // session before's: the instant's rows cannot prove the answer, nor can the session's block (every
+    // contract is quoted in the session, so it carries none from before): the query answers.
+    const early = new StoreCache(() => reader.dataVersion);
+    const asOf = at('2023-01-04', '09:30:30');
+    expect(await readAheadRows(reader.sql, early, asOf, scope)).toBeUndefined();
+    expect((await queried(asOf, scope)).length).toBeGreaterThan(0);
   }, 120_000);
 });
