@@ -33,9 +33,8 @@ export type VerifyReport = {
 };
 
 /**
- * The session column file of `entry`'s Parquet file (`session-columns.ts`): intact, missing (or of an
- * earlier format, which readers pass over as if it were not there), or damaged (not whole, not that
- * file's, or its content not what its trailer records).
+ * The session column file of `entry`'s Parquet file (`session-columns.ts`): intact, missing, or damaged
+ * (not whole, not that file's, or its content not what its trailer records).
  */
 export async function sessionColumnsState(
   dir: string,
@@ -43,7 +42,6 @@ export async function sessionColumnsState(
 ): Promise<'intact' | 'missing' | 'damaged'> {
   const file = path.join(dir, sessionColumnsPath(entry.path));
   if (SessionColumnsFile.open(file, entry.sha256, entry.rows) === undefined) {
-    if (SessionColumnsFile.outdated(file)) return 'missing';
     return (await fs.stat(file).then(
       () => true,
       () => false,

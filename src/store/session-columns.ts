@@ -18,7 +18,7 @@
  * and scales, from which every column's offset follows.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, promises as fs, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, promises as fs, fstatSync, openSync, readSync } from 'node:fs';
 import { StoreError } from '../errors.js';
 import type { TableName } from './schema.js';
 
@@ -33,22 +33,13 @@ export type SessionColumnsPart = {
 export const SESSION_COLUMNS_SUFFIX = '.sessions';
 
 export const SESSION_COLUMNS_MAGIC = Buffer.from('PCSESS01', 'latin1');
-/**
- * The format of the files written now. Format 1 named rows by DuckDB's `hash` of the symbol, which made
- * keys of distinct symbols equal (9,162 among the big bench store's 1.27 million ETF symbols) and may
- * change from one DuckDB release to the next; its files are passed over as if missing, and `pitchain
- * verify --repair` writes them again.
- */
-export const SESSION_COLUMNS_FORMAT = 'pitchain-session-columns/2';
+export const SESSION_COLUMNS_FORMAT = 'pitchain-session-columns/1';
 
 /**
  * A contract's key: its symbol's hash, in the 53 bits a double holds exactly. Rows of the same symbol have
- * the same key in every file, so readers match rows to contracts by number, not by text. MD5's, not
- * DuckDB's `hash`: that one gave equal keys to thousands of distinct OCC symbols (`ETFD150130C00115000`
- * and `ETFD150630C00118000`), sending every read of their underlying through DuckDB, and keys kept in
- * files must not change with DuckDB's release. MD5 costs about 0.5 µs a row more to write; none to read.
+ * the same key in every file, so readers match rows to contracts by number, not by text.
  */
-export const SYMBOL_KEY = (alias: string) => `CAST(md5_number_upper(${alias}.option_symbol) >> 11 AS DOUBLE)`;
+export const SYMBOL_KEY = (alias: string) => `CAST(hash(${alias}.option_symbol) >> 11 AS DOUBLE)`;
 
 /**
  * The columns kept per table, each with the expression of file rows `f` that gives it as a double: the
@@ -333,30 +324,6 @@ export class SessionColumnsFile {
   /** Opens the file for a run of `readInto` calls; the caller closes the descriptor. */
   openForReading(): number {
     return openSync(this.path, 'r');
-  }
-
-  /**
-   * Whether the file at `filePath` is a session column file of an earlier format (read by no reader of
-   * this one, and written again by `pitchain verify --repair`).
-   */
-  static outdated(filePath: string): boolean {
-    try {
-      const bytes = readFileSync(filePath);
-      if (bytes.length < 12 || !bytes.subarray(bytes.length - 8).equals(SESSION_COLUMNS_MAGIC)) return false;
-      const length = bytes.readUInt32LE(bytes.length - 12);
-      const start = bytes.length - 12 - length;
-      if (start < 0) return false;
-      const { format } = JSON.parse(bytes.subarray(start, bytes.length - 12).toString('utf8')) as {
-        format?: unknown;
-      };
-      return (
-        typeof format === 'string' &&
-        format.startsWith('pitchain-session-columns/') &&
-        format !== SESSION_COLUMNS_FORMAT
-      );
-    } catch {
-      return false;
-    }
   }
 
   /** Whether the file's content still has the hash its trailer records (`pitchain verify`). */

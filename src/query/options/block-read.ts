@@ -160,7 +160,7 @@ export async function loadBlock(
     const read = await quoteRead;
     numbering ??= await contractsOf;
     if (numbering.keys === undefined && keys !== undefined) {
-      // Two of the underlying's contracts share a key (not seen since MD5 keys): read again, rows named by their symbols.
+      // Two of the underlying's contracts share a hash (never seen): read again, rows named by their symbols.
       await interestRead.catch(() => undefined);
       return loadBlock(sql, scope, first, last, numbering, loop, window);
     }
