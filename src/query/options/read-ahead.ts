@@ -123,14 +123,8 @@ export async function readAheadRows(
       if (covers(block, asOf)) return currentRows(block, asOf as CurrentAsOf, undefined, scope.expiration);
     }
   }
-  // Whether this request steps forward within the session its chain's last request asked (a minute loop),
-  // read before the loop's state moves on.
-  const last = cache.heldState<LoopState>(loopStateKey(chainOf(scope)));
-  const stepsOn =
-    asOf.kind === 'current' &&
-    last?.lastSession === asOfSession(asOf) &&
-    last.lastCutoff !== undefined &&
-    asOf.cutoffSeconds > last.lastCutoff;
+  // Read before the loop's state moves on to this request.
+  const stepsOn = stepsInSession(cache.heldState<LoopState>(loopStateKey(chainOf(scope))), asOf);
   // One loop per chain, whichever of its expirations each request asks.
   const block = await loopBlock(sql, cache, asOf, chainOf(scope), scope.expiration, oneExpiration);
   if (block !== undefined) {
@@ -373,16 +367,11 @@ async function loopBlock(
   const session = asOfSession(asOf);
   const previous = state.lastSession;
   state.lastSession = session;
-  // Several requests at one session (a backtest's several questions at one instant) neither make nor break it.
-  if (session !== previous) {
+  // Several requests at one session (a backtest's several questions at one instant) neither make nor break
+  // it; minute by minute through one session of intraday snapshots is a loop that never changes session.
+  if (stepsInSession({ lastSession: previous, lastCutoff: state.lastCutoff }, asOf)) state.forward++;
+  else if (session !== previous) {
     state.forward = previous !== undefined && loopContinues(previous, session) ? state.forward + 1 : 0;
-  } else if (
-    asOf.kind === 'current' &&
-    state.lastCutoff !== undefined &&
-    asOf.cutoffSeconds > state.lastCutoff
-  ) {
-    // Minute by minute through one session of intraday snapshots: a loop that never changes session.
-    state.forward++;
   }
   if (asOf.kind === 'current') state.lastCutoff = asOf.cutoffSeconds;
   let block = state.block === undefined ? undefined : await state.block;
@@ -595,6 +584,22 @@ export function announceSessionLoop(cache: StoreCache, from: string, to: string)
   const loop = cache.state<SessionLoop>(SESSION_LOOP_KEY, () => ({}));
   loop.from = from;
   loop.to = to;
+}
+
+/**
+ * Whether a request steps forward within the session the chain's last request asked (`state`, as that
+ * request left it): a later instant of the same session, a minute loop's step.
+ */
+function stepsInSession(
+  state: Pick<LoopState, 'lastSession' | 'lastCutoff'> | undefined,
+  asOf: AsOf,
+): boolean {
+  return (
+    asOf.kind === 'current' &&
+    state?.lastSession === asOfSession(asOf) &&
+    state.lastCutoff !== undefined &&
+    asOf.cutoffSeconds > state.lastCutoff
+  );
 }
 
 /** Whether a request at `session` after one at `previous` continues a forward session loop. */
