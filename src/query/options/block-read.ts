@@ -343,11 +343,9 @@ function blockFromFiles(
     last,
   });
   if (quoteParts === undefined || interestParts === undefined) return undefined;
-  // Some dates' rows kept by an index of their contracts alone, whose lookups stay in the processor's
-  // cache (the whole table's index missed it on each of a session's thousands of keys).
-  const ownKeys = some ? KeyIndex.of(index.hashOf) : undefined;
-  const kept = ownKeys === undefined ? undefined : (key: number) => ownKeys.get(key) !== undefined;
-  if (some && ownKeys === undefined) return undefined;
+  // Some dates' rows kept by their contracts' own keys (`KeyIndex.membership`); theirs are distinct, as the
+  // table's are.
+  const kept = some ? KeyIndex.membership(index.hashOf) : undefined;
   try {
     const quoteRuns =
       latestBy === undefined || kept === undefined

@@ -23,6 +23,17 @@ export class KeyIndex {
     return index;
   }
 
+  /**
+   * A test of whether a key is one of `keys`, by an index of them alone: a few hundred contracts' index
+   * stays in the processor's cache, where looking up each of a session's thousands of rows in the whole
+   * contract table's index missed it every time (1.4 ms of a dated front month's 4.5). Undefined when two
+   * keys are equal.
+   */
+  static membership(keys: Float64Array): ((key: number) => boolean) | undefined {
+    const index = KeyIndex.of(keys);
+    return index === undefined ? undefined : (key) => index.get(key) !== undefined;
+  }
+
   /** The value of `key`, or undefined. */
   get(key: number): number | undefined {
     const { slots, mask } = this;

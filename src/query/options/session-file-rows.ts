@@ -33,7 +33,9 @@ export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: numb
           let to = at;
           for (const { part, keys, runs } of found) {
             let keyAt = 0;
-            for (const [low, high] of runs) {
+            for (let r = 0; r < runs.length; r += 2) {
+              const low = runs[r]!;
+              const high = runs[r + 1]!;
               if (column === 'key') target.set(keys.subarray(keyAt, keyAt + high - low), to);
               else if (column === 'day') target.fill(part.day, to, to + high - low);
               else part.file.readInto(part.day, column, low, high, target, to, fdOf(part.file));
@@ -46,8 +48,8 @@ export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: numb
   };
 }
 
-/** A part's kept rows: runs of consecutive rows, and their keys in order. */
-type KeptRuns = { part: SessionColumnsPart; keys: Float64Array; runs: [number, number][] };
+/** A part's kept rows: runs of consecutive rows (`keyRuns`), and their keys in order. */
+type KeptRuns = { part: SessionColumnsPart; keys: Float64Array; runs: number[] };
 
 /** Per part of `parts` with rows, its runs of rows whose keys `kept` keeps (every row without it). */
 function keptRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): KeptRuns[] {
@@ -58,24 +60,18 @@ function keptRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => 
       if (kept === undefined) {
         const keys = new Float64Array(part.rows);
         part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
-        found.push({ part, keys, runs: [[0, part.rows]] });
+        found.push({ part, keys, runs: [0, part.rows] });
         continue;
       }
       // Every row's key read into memory used again (fresh memory is dear to touch), the kept ones copied.
       const all = scratchKeys(part.rows);
       part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
-      const flat = keyRuns(all, part.rows, kept);
-      const runs: [number, number][] = [];
-      let count = 0;
-      for (let r = 0; r < flat.length; r += 2) {
-        runs.push([flat[r]!, flat[r + 1]!]);
-        count += flat[r + 1]! - flat[r]!;
-      }
-      const keys = new Float64Array(count);
+      const runs = keyRuns(all, part.rows, kept);
+      const keys = new Float64Array(keptCount(runs));
       let at = 0;
-      for (const [low, high] of runs) {
-        keys.set(all.subarray(low, high), at);
-        at += high - low;
+      for (let r = 0; r < runs.length; r += 2) {
+        keys.set(all.subarray(runs[r]!, runs[r + 1]!), at);
+        at += runs[r + 1]! - runs[r]!;
       }
       found.push({ part, keys, runs });
     }
@@ -107,6 +103,13 @@ function keyRuns(keys: Float64Array, rows: number, kept: (key: number) => boolea
   return runs;
 }
 
+/** The rows the runs of `keyRuns` hold. */
+function keptCount(runs: readonly number[]): number {
+  let count = 0;
+  for (let r = 0; r < runs.length; r += 2) count += runs[r + 1]! - runs[r]!;
+  return count;
+}
+
 /**
  * Of the rows of `parts` whose keys `kept` keeps, each contract's latest with quote time ≤ `cutoff`: of a
  * run of one key's rows (a session holds a contract's rows one after another, in quote time order), the
@@ -131,9 +134,7 @@ export function latestRows(
       const all = scratchKeys(part.rows);
       part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fd);
       const runs = keyRuns(all, part.rows, kept);
-      let keptRows = 0;
-      for (let r = 0; r < runs.length; r += 2) keptRows += runs[r + 1]! - runs[r]!;
-      const times = scratchRange(keptRows);
+      const times = scratchRange(keptCount(runs));
       let at = 0;
       for (let r = 0; r < runs.length; r += 2) {
         part.file.readInto(part.day, 'quote_time', runs[r]!, runs[r + 1]!, times, at, fd);
