@@ -4,9 +4,10 @@
  */
 import { isSession, underlyingOfRoot } from '../../market-time/index.js';
 import { type AsOf, sessionEndSeconds } from '../../pit/as-of.js';
-import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { SessionRange, SqlSession, SqlValue } from '../../store/sql.js';
 import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
+import { dayNumberOfIso, isoDateOfDay } from './days.js';
 
 /**
  * Which contracts a query reads: an underlying's chain (optionally one root of it, optionally one
@@ -32,32 +33,85 @@ export async function noDataAround(
   first: string,
   last: string = first,
 ): Promise<NoData> {
-  let where: string;
-  const params: Record<string, SqlValue> = { first, last };
-  if ('optionSymbol' in scope) {
-    where = 'underlying = $underlying AND option_symbol = $symbol';
-    params['symbol'] = scope.optionSymbol;
-    params['underlying'] = scope.underlying;
-  } else if (scope.root === undefined) {
-    where = 'underlying = $underlying';
-    params['underlying'] = scope.underlying;
-  } else {
-    where =
-      'underlying = $underlying AND option_symbol IN (SELECT option_symbol FROM contracts WHERE underlying = $underlying AND root = $root)';
-    params['underlying'] = scope.underlying;
-    params['root'] = scope.root;
-  }
-  const [row] = await sql.all<{ previous: string | null; next: string | null }>(
-    `SELECT max(session_date) FILTER (WHERE session_date < CAST($first AS DATE)) AS previous,
-            min(session_date) FILTER (WHERE session_date > CAST($last AS DATE)) AS next
-     FROM option_quotes WHERE ${where}`,
-    params,
-  );
+  const [previous, next] = [
+    await nearestSession(sql, scope, dayNumberOfIso(first), -1),
+    await nearestSession(sql, scope, dayNumberOfIso(last), 1),
+  ];
   return {
     kind: 'no_data',
-    nextTime: row?.next == null ? null : sessionEndSeconds(row.next),
-    prevTime: row?.previous == null ? null : sessionEndSeconds(row.previous),
+    nextTime: next === null ? null : sessionEndSeconds(next),
+    prevTime: previous === null ? null : sessionEndSeconds(previous),
   };
+}
+
+/** Days the first look for the nearest session with data spans; each next look spans ten times more. */
+const FIRST_LOOK_DAYS = 14;
+
+/**
+ * The scope's nearest session with data before (`direction` -1) or after (1) day number `from`, or null.
+ * Looked for in widening spans of days over the files that hold them, within the partition's extent: the
+ * nearest is mostly a session or two away, and one statement over every file of the underlying (a chain
+ * whose filters keep nothing, a root without monthlies asked its front month) cost 0.5 s of CPU on a
+ * 26 M-row store. Without an extent (outside a store reader), one statement over all of them.
+ */
+async function nearestSession(
+  sql: SqlSession,
+  scope: Scope,
+  from: number,
+  direction: -1 | 1,
+): Promise<string | null> {
+  const extent = sql.extent('option_quotes', { underlying: scope.underlying });
+  const low = extent === undefined ? Number.NEGATIVE_INFINITY : dayNumberOfIso(extent.first);
+  const high = extent === undefined ? Number.POSITIVE_INFINITY : dayNumberOfIso(extent.last);
+  // From outside the extent, the looks start at its edge.
+  let near = direction === 1 ? Math.max(from + 1, low) : Math.min(from - 1, high);
+  for (let span = FIRST_LOOK_DAYS; ; span *= 10) {
+    const far = extent === undefined ? direction * Number.POSITIVE_INFINITY : near + direction * (span - 1);
+    // The span's days within the extent: none left, no data that way.
+    const first = Math.max(Math.min(near, far), low);
+    const last = Math.min(Math.max(near, far), high);
+    if (first > last) return null;
+    const found = await sessionWithData(sql, scope, direction, first, last);
+    if (found !== null) return found;
+    if (first === low && direction === -1) return null;
+    if (last === high && direction === 1) return null;
+    near = far + direction;
+  }
+}
+
+/** The scope's latest (`direction` -1) or earliest (1) session with data among days `first`…`last`. */
+async function sessionWithData(
+  sql: SqlSession,
+  scope: Scope,
+  direction: -1 | 1,
+  first: number,
+  last: number,
+): Promise<string | null> {
+  const params: Record<string, SqlValue> = { underlying: scope.underlying };
+  let where = 'q.underlying = $underlying';
+  const sessions: { -readonly [K in keyof SessionRange]: SessionRange[K] } = {};
+  if (Number.isFinite(first)) {
+    params['first'] = sessions.first = isoDateOfDay(first);
+    where += ' AND q.session_date >= CAST($first AS DATE)';
+  }
+  if (Number.isFinite(last)) {
+    params['last'] = sessions.last = isoDateOfDay(last);
+    where += ' AND q.session_date <= CAST($last AS DATE)';
+  }
+  if ('optionSymbol' in scope) {
+    where += ' AND q.option_symbol = $symbol';
+    params['symbol'] = scope.optionSymbol;
+  } else if (scope.root !== undefined) {
+    const contracts = await sql.from('contracts', { underlying: scope.underlying });
+    where += ` AND q.option_symbol IN (SELECT option_symbol FROM ${contracts} c WHERE c.underlying = $underlying AND c.root = $root)`;
+    params['root'] = scope.root;
+  }
+  const quotes = await sql.from('option_quotes', { underlying: scope.underlying }, sessions);
+  const found = await sql.value<string | null>(
+    `SELECT ${direction === -1 ? 'max' : 'min'}(q.session_date) FROM ${quotes} q WHERE ${where}`,
+    params,
+  );
+  return found ?? null;
 }
 
 /** The scope a path symbol names: an underlying, or one root of it (`SPXW` → SPX's chain, root SPXW). */

@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dte, etWallToSeconds, sessionsBetween, toEtDate } from '../../../src/market-time/index.js';
 import { chain } from '../../../src/query/endpoints/options-chain.js';
+import { contractTable } from '../../../src/query/options/contract-table.js';
 import type { AsOf, EndpointContext, EndpointResult } from '../../../src/query/types.js';
+import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
 import { context } from '../helpers/options-market.js';
@@ -139,6 +141,34 @@ describe('a chain request that picks one expiration date', () => {
     }
     expect(compared).toBeGreaterThan(100);
   }, 120_000);
+
+  it('answers a root without monthly dates asked its front month from the listings alone, as the whole chain does', async () => {
+    // SPXW lists no monthly date: its front month picks nothing, and nothing is read to say so.
+    for (const session of ['2019-01-02', '2019-08-14', '2020-03-16', '2020-12-31']) {
+      for (const asOf of [
+        { kind: 'dated', session },
+        {
+          kind: 'current',
+          cutoffSeconds: etWallToSeconds(session, '12:00'),
+          eodOnly: false,
+          maxSession: null,
+        },
+      ] satisfies AsOf[]) {
+        const cache = new StoreCache(() => reader.dataVersion);
+        await contractTable(reader.sql, cache, 'SPX');
+        const before = cache.sessionCacheBytes;
+        const answer = await chain.run({
+          ...context(reader, { now: NOW, asOf, path: { underlying: 'SPXW' }, query: {} }),
+          cache,
+        });
+        expect(answer, `${session} ${asOf.kind}`).toMatchObject({ kind: 'no_data' });
+        expect(cache.sessionCacheBytes, `${session} ${asOf.kind}`).toBe(before);
+        expect(printed(answer), `${session} ${asOf.kind}`).toEqual(
+          printed(await expected('SPXW', asOf, session, {})),
+        );
+      }
+    }
+  });
 
   it('answers from the whole chain when the date the listings pick has no quote yet', async () => {
     // A SPY expiration listed on a session and first quoted at its close: at 10:00 that session the
