@@ -9,7 +9,7 @@ import { deepCheck, sessionColumnsState } from './integrity.js';
 import { acquireWriterLock } from './lock.js';
 import { readManifest } from './manifest.js';
 import { SESSION_COLUMN_READS, type SessionColumnsTable } from './session-columns.js';
-import { writeSessionColumns } from './session-columns-write.js';
+import { rowsInSymbolOrder, writeSessionColumns } from './session-columns-write.js';
 import { SqlSession } from './sql.js';
 
 /** Writes the missing or damaged session column files of the store in `dir`; returns how many. */
@@ -32,7 +32,9 @@ export async function repairSessionColumns(
         (await deepCheck(dir, table, entry)) === undefined
       ) {
         sql ??= await SqlSession.open({ memoryLimit: '1GB' });
-        await writeSessionColumns(sql, table, path.join(dir, entry.path), entry.sha256);
+        // A file of any earlier writer: its rows' order within a session is checked, not taken on trust.
+        const abs = path.join(dir, entry.path);
+        await writeSessionColumns(sql, table, abs, entry.sha256, await rowsInSymbolOrder(sql, table, abs));
         written++;
       }
       onFile?.(i + 1, all.length);

@@ -31,6 +31,27 @@ export function sessionColumnsTemp(target: string): string {
   return path.join(path.dirname(target), `.tmp-${process.pid}-${path.basename(target)}`);
 }
 
+/**
+ * Whether each session's rows of the Parquet file `parquetAbs` of `table` are in option symbol order: for
+ * a file of an earlier writer, whose order nothing vouches for (one statement over its rows in file order).
+ */
+export async function rowsInSymbolOrder(
+  sql: SqlSession,
+  table: SessionColumnsTable,
+  parquetAbs: string,
+): Promise<boolean> {
+  const { session } = SESSION_COLUMN_READS[table];
+  const disordered = await sql.value<number | bigint>(
+    `SELECT count(*) FROM (
+       SELECT "${session}" AS day, option_symbol AS symbol,
+              lag("${session}") OVER rows_before AS day_before, lag(option_symbol) OVER rows_before AS symbol_before
+       FROM read_parquet(${quoteLiteral(parquetAbs)}, file_row_number = true)
+       WINDOW rows_before AS (ORDER BY file_row_number))
+     WHERE day = day_before AND symbol < symbol_before`,
+  );
+  return Number(disordered) === 0;
+}
+
 /** Rows one statement reads at most (whole sessions; a larger session alone): bounds the writer's memory. */
 const READ_ROWS = 262_144;
 
@@ -44,6 +65,8 @@ export async function writeSessionColumns(
   table: SessionColumnsTable,
   parquetAbs: string,
   sha256: string,
+  /** Whether the caller wrote the Parquet file sorted by session, then option symbol (`TABLE_SORT`). */
+  symbolOrder: boolean,
 ): Promise<string | undefined> {
   const { session, columns } = SESSION_COLUMN_READS[table];
   const reads = columns as Readonly<Record<string, string>>;
@@ -109,6 +132,7 @@ export async function writeSessionColumns(
         columns: names,
         sessions,
         sha256: hash.digest('hex'),
+        ...(symbolOrder ? { symbolOrder } : {}),
       };
       const text = Buffer.from(JSON.stringify(header), 'utf8');
       const length = Buffer.alloc(4);

@@ -117,6 +117,12 @@ export type SessionColumnsHeader = {
   }[];
   /** The hash of everything before the trailer: `pitchain verify` checks it. */
   readonly sha256: string;
+  /**
+   * Whether each session's rows are in option symbol order, as the writer sorts every file it writes
+   * (then a reader finds one date's rows by halves, `session-file-rows.ts`). Absent in a file written
+   * before it was recorded, or from a Parquet file whose order was not known: its rows are all looked at.
+   */
+  readonly symbolOrder?: boolean;
 };
 
 /** A column's encoding in a session: 64-bit floats. */
@@ -177,6 +183,21 @@ export class SessionColumnsFile {
   /** The file's columns, in its order. */
   get columns(): readonly string[] {
     return this.header.columns;
+  }
+
+  /** Whether each session's rows are in option symbol order (`SessionColumnsHeader.symbolOrder`). */
+  get inSymbolOrder(): boolean {
+    return this.header.symbolOrder === true;
+  }
+
+  /**
+   * The key of row `row` of session `day` (one read of its 8 bytes: a search by halves reads a few).
+   * Throws when the file cannot be read.
+   */
+  keyAt(day: number, row: number, fd: number): number {
+    const one = new Float64Array(1);
+    this.readInto(day, 'key', row, row + 1, one, 0, fd);
+    return one[0]!;
   }
 
   /**
@@ -380,7 +401,8 @@ function parseHeader(text: string): SessionColumnsHeader | undefined {
     !Number.isSafeInteger(header.rows) ||
     !Array.isArray(header.columns) ||
     !header.columns.every((name) => typeof name === 'string') ||
-    !Array.isArray(header.sessions)
+    !Array.isArray(header.sessions) ||
+    (header.symbolOrder !== undefined && typeof header.symbolOrder !== 'boolean')
   ) {
     return undefined;
   }

@@ -596,7 +596,8 @@ export class WriteTransaction {
       const abs = path.join(dirAbs, name);
       this.written.add(sessionColumnsPath(abs));
       this.written.add(sessionColumnsTemp(sessionColumnsPath(abs)));
-      await writeSessionColumns(sql, table, abs, sha256);
+      // Every file kept here was written sorted by TABLE_SORT: session, then option symbol.
+      await writeSessionColumns(sql, table, abs, sha256, true);
     }
     return entry;
   }

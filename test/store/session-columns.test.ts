@@ -230,7 +230,7 @@ describe('session column files', () => {
             -0.5 AS delta, 1e-9 AS gamma, -123456.789 AS theta, 0.0 AS vega
           FROM range(12) t(i) ORDER BY session_date, option_symbol
         ) TO '${parquet}' (FORMAT parquet)`);
-      await writeSessionColumns(sql, 'option_quotes', parquet, 'f'.repeat(64));
+      await writeSessionColumns(sql, 'option_quotes', parquet, 'f'.repeat(64), true);
       const file = SessionColumnsFile.open(sessionColumnsPath(parquet), 'f'.repeat(64), 12)!;
       expect(file).toBeDefined();
       const names = file.columns.filter((name) => name !== 'key');

@@ -8,7 +8,10 @@ import { byDay, gathered } from './block-columns.js';
 import { type Contract, contractAt, contractTable } from './contract-table.js';
 import { dayNumberOfIso } from './days.js';
 import type { ExpirationWindow } from './expiration-window.js';
+import { KeyIndex } from './key-index.js';
+import { contractRanges } from './listed-groups.js';
 import type { Scope } from './scope.js';
+import { type SymbolOrder, symbolOrderOf } from './session-file-rows.js';
 import { indexInOrder } from './sorted-search.js';
 
 /** The contracts of a block: numbered in symbol order, with their order by expiration. */
@@ -21,6 +24,11 @@ export type ScopeContracts = {
    * underlying share a hash, and rows are then matched by their symbols.
    */
   readonly keys: ContractKeys | undefined;
+  /**
+   * How their rows are found by halves in a session in symbol order: their numbers in the underlying's
+   * contract table, which numbers every row's contract; undefined with `keys`.
+   */
+  readonly order: SymbolOrder | undefined;
   readonly byExpiration: Int32Array;
   readonly expirations: readonly string[];
   /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
@@ -59,11 +67,21 @@ export async function loadContracts(
   const dates = scope.expiration === undefined ? window : { low: scope.expiration, high: scope.expiration };
   const low = dates === undefined ? firstDay : Math.max(firstDay, dayNumberOfIso(dates.low));
   const high = dates === undefined ? Number.POSITIVE_INFINITY : dayNumberOfIso(dates.high);
+  // One date's contracts lie in a range of symbols per root: a few hundred looked at, not the whole table.
+  const ranges =
+    scope.expiration === undefined
+      ? [[0, table.symbols.length] as const]
+      : contractRanges(table, scope.expiration);
   const picked: number[] = [];
-  for (let i = 0; i < table.symbols.length; i++) {
-    if (scope.root !== undefined && table.root[i] !== root) continue;
-    const expires = table.expirationDay[i]!;
-    if (expires >= low && expires <= high && table.firstTradedDay[i]! <= lastDay) picked.push(i);
+  let done = 0;
+  // In symbol order, each contract once: the ranges sorted, and overlaps (never seen) skipped.
+  for (const [from, to] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    for (let i = Math.max(from, done); i < to; i++) {
+      if (scope.root !== undefined && table.root[i] !== root) continue;
+      const expires = table.expirationDay[i]!;
+      if (expires >= low && expires <= high && table.firstTradedDay[i]! <= lastDay) picked.push(i);
+    }
+    done = Math.max(done, to);
   }
   const global = Int32Array.from(picked);
   const contracts = picked.map((i) => contractAt(table, i));
@@ -71,27 +89,52 @@ export async function loadContracts(
   const expirations = Array.from(byExpiration, (id) => contracts[id]!.expiration);
   // A row's hash names a contract of the table; its number in this block is its place among the picked.
   let keys: ContractKeys | undefined;
+  let order: SymbolOrder | undefined;
   if (table.keys !== undefined) {
     const index = table.keys;
-    const local = new Int32Array(table.symbols.length).fill(-1);
-    for (let id = 0; id < global.length; id++) local[global[id]!] = id;
-    keys = {
-      get(key: number): number | undefined {
-        const at = index.get(key);
-        const id = at === undefined ? -1 : local[at]!;
-        return id === -1 ? undefined : id;
-      },
-      hashOf: gathered(table.hashes, global),
-    };
+    const hashOf = gathered(table.hashes, global);
+    keys = { get: blockNumbering(index, global, table.symbols.length, hashOf), hashOf };
+    order = symbolOrderOf((key) => index.get(key), global);
   }
   const firstTradedDay = gathered(table.firstTradedDay, picked);
   return {
     contracts,
     keys,
+    order,
     byExpiration,
     expirations,
     firstTradedDay,
     bytes: contracts.length * CONTRACT_BYTES,
+  };
+}
+
+/** Picked contracts past which a block's numbering goes through the table's index, not one of their own. */
+const OWN_INDEX_MOST = 4_096;
+
+/**
+ * The numbering of rows' keys to a block's contracts (`global`: their numbers in the table, `hashOf`
+ * their keys). A few contracts (one date's) get an index of their own, which stays in the processor's
+ * cache and costs no table-sized array; more go through the table's index and a table-sized map to the
+ * block's numbers (a fresh array of a dense table's 120,000 contracts cost more than the rest of a date's
+ * block).
+ */
+function blockNumbering(
+  index: KeyIndex,
+  global: Int32Array,
+  tableSize: number,
+  hashOf: Float64Array,
+): (key: number) => number | undefined {
+  if (global.length <= OWN_INDEX_MOST) {
+    // The table's keys are distinct, and so are theirs.
+    const own = KeyIndex.of(hashOf)!;
+    return (key) => own.get(key);
+  }
+  const local = new Int32Array(tableSize).fill(-1);
+  for (let id = 0; id < global.length; id++) local[global[id]!] = id;
+  return (key) => {
+    const at = index.get(key);
+    const id = at === undefined ? -1 : local[at]!;
+    return id === -1 ? undefined : id;
   };
 }
 

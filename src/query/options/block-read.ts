@@ -24,7 +24,7 @@ import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './da
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
 import { KeyIndex } from './key-index.js';
 import type { Scope } from './scope.js';
-import { latestByKey, latestRows, partRuns } from './session-file-rows.js';
+import { latestByKey, latestRows, partRuns, type SymbolOrder, symbolOrder } from './session-file-rows.js';
 
 /**
  * A scope's snapshots of a range of sessions: the contracts once, the rows as numeric columns ordered by
@@ -347,10 +347,12 @@ function blockFromFiles(
   // table's are.
   const kept = some ? KeyIndex.membership(index.hashOf) : undefined;
   try {
+    // Some dates' rows found by halves in sessions in symbol order.
+    const order = some ? known.order : undefined;
     const quoteRuns =
       latestBy === undefined || kept === undefined
-        ? partRuns(quoteParts, kept)
-        : latestRows(quoteParts, kept, latestBy);
+        ? partRuns(quoteParts, kept, order)
+        : latestRows(quoteParts, kept, latestBy, order);
     const room = carries ? known.contracts.length : 0;
     const rows = quoteRuns.rows;
     const read = QUOTE_COLUMNS.filter((name) => name === 'contract' || !empty.has(name));
@@ -362,7 +364,7 @@ function blockFromFiles(
     );
     const all = QUOTE_COLUMNS.map((name) => columns.get(name) ?? none!.subarray(room));
     const quotes = inSessionOrder(numbered(all, known, QUOTE_COLUMNS));
-    const interestRuns = partRuns(interestParts, kept);
+    const interestRuns = partRuns(interestParts, kept, order);
     const interest = ['key', 'day', 'open_interest', 'published_at'].map(
       () => new Float64Array(interestRuns.rows),
     );
@@ -665,10 +667,15 @@ function latestFromFiles<const N extends readonly string[]>(
   const parts = sql.sessionColumns(lookBack.table, { underlying }, { first: from, last: before });
   if (parts === undefined) return undefined;
   const wanted = new Set<number>();
+  const ids: number[] = [];
   for (const symbol of symbols) {
     const id = contractIndex(known.contracts, symbol);
-    if (id !== -1) wanted.add(index.hashOf[id]!);
+    if (id === -1) continue;
+    wanted.add(index.hashOf[id]!);
+    ids.push(id);
   }
+  // The wanted contracts' rows found by halves in sessions in symbol order (a date's unquoted few).
+  const order = known.order === undefined ? undefined : wantedOrder(known.order, index.hashOf, ids);
   const names = lookBack.names as readonly N[number][];
   const read = names.filter(
     (name) => lookBack.fileColumns[name] !== 'key' && lookBack.fileColumns[name] !== 'day',
@@ -678,6 +685,7 @@ function latestFromFiles<const N extends readonly string[]>(
       parts,
       wanted,
       read.map((name) => lookBack.fileColumns[name]),
+      order,
     );
     const columns = new Map(read.map((name, c) => [name, rows.values[c]!]));
     const out = {} as Record<N[number], Float64Array>;
@@ -694,6 +702,21 @@ function latestFromFiles<const N extends readonly string[]>(
   } catch {
     return undefined; // read through DuckDB instead
   }
+}
+
+/** The `SymbolOrder` of some of a block's contracts (`ids`, whose keys are `hashOf[id]`). */
+function wantedOrder(
+  order: SymbolOrder,
+  hashOf: Float64Array,
+  ids: readonly number[],
+): SymbolOrder | undefined {
+  const numbers: [number, number][] = [];
+  for (const id of ids) {
+    const number = order.numberOf(hashOf[id]!);
+    if (number === undefined) return undefined;
+    numbers.push([number, number + 1]);
+  }
+  return symbolOrder(order.numberOf, numbers);
 }
 
 /** Per contract: 1 if it has a row on `day`, the day of the block's first rows. */

@@ -6,10 +6,12 @@
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
+import { symbolRange } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { Scope } from './scope.js';
 import type { GroupColumns } from './snapshot-sql.js';
+import { firstNot } from './sorted-search.js';
 
 /** A contract table's groups: one per root, expiration and classification, as a chain's answer groups rows. */
 type GroupIndex = {
@@ -59,6 +61,20 @@ export function rootsExpiringOn(table: ContractTable, expiration: string): strin
     if (index.expirationDay[i] === day) roots.add(index.groups[i]!.root);
   }
   return [...roots];
+}
+
+/**
+ * Per root expiring on `expiration`, the range of the table's contracts whose symbols are that root's of
+ * that date (`ROOTyymmdd…`, sorted): every contract expiring then is in one (a root that is another's
+ * prefix and a digit may put a few of another root's in it too).
+ */
+export function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
+  const { symbols } = table;
+  const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
+  return rootsExpiringOn(table, expiration).map((root) => {
+    const [low, high] = symbolRange(root, expiration);
+    return [from(low), from(high)] as const;
+  });
 }
 
 function indexOf(table: ContractTable): GroupIndex {

@@ -13,15 +13,14 @@ import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
-import { asDouble, contractKeySql, quoteReadSql, symbolRange, symbolRangesSql } from './block-sql.js';
+import { asDouble, contractKeySql, quoteReadSql, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
-import { groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
+import { contractRanges, groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
 import type { Scope } from './scope.js';
-import { partRuns } from './session-file-rows.js';
+import { partRuns, symbolOrder } from './session-file-rows.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
-import { firstNot } from './sorted-search.js';
 
 /** The quote columns a dated answer prints (the loop blocks' without the contract, the day and the Greeks). */
 const SESSION_COLUMNS = QUOTE_COLUMNS.slice(
@@ -207,10 +206,13 @@ function sessionFileRows(
   if (quotes === undefined || interest === undefined) return undefined;
   // One expiration's request keeps the rows of its symbols (`symbolRangesSql`): per root, a range of the
   // table's contracts, whose symbols are sorted.
-  const kept = expiration === undefined ? undefined : keptKeys(table, contractRanges(table, expiration));
+  const ranges = expiration === undefined ? undefined : contractRanges(table, expiration);
+  const kept = ranges === undefined ? undefined : keptKeys(table, ranges);
+  // Found by halves in sessions in symbol order: the table numbers every row's contract in that order.
+  const order = ranges === undefined ? undefined : symbolOrder((key) => keys.get(key), ranges);
   try {
-    const quoteRuns = partRuns(quotes, kept);
-    const interestRuns = partRuns(interest, kept);
+    const quoteRuns = partRuns(quotes, kept, order);
+    const interestRuns = partRuns(interest, kept, order);
     const quoteRows = quoteRuns.rows;
     const total = quoteRows + interestRuns.rows;
     const kinds = new Float64Array(total).fill(INTEREST_ROW, quoteRows);
@@ -241,16 +243,6 @@ function keptKeys(
   const hashes = ranges.flatMap(([low, high]) => Array.from(table.hashes.subarray(low, high)));
   // The table's keys are distinct (its rows are named by them), so the test is made.
   return KeyIndex.membership(Float64Array.from(hashes))!;
-}
-
-/** Per root expiring on `expiration`, the table's contracts whose symbols are that root's of that date. */
-function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
-  const { symbols } = table;
-  const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
-  return rootsExpiringOn(table, expiration).map((root) => {
-    const [low, high] = symbolRange(root, expiration);
-    return [from(low), from(high)] as const;
-  });
 }
 
 /** The contract table's number of each row's contract (by its key or its symbol), or -1. */

@@ -7,6 +7,131 @@ import { closeSync } from 'node:fs';
 import type { SessionColumnsFile, SessionColumnsPart } from '../../store/session-columns.js';
 import { KeyIndex } from './key-index.js';
 
+/**
+ * How the rows of some contracts (one date's, a few carried ones) are found in a session whose rows are in
+ * option symbol order (`SessionColumnsFile.inSymbolOrder`): every row's contract has a number in the
+ * underlying's contract table, which is in symbol order too, so a session's rows run in ascending numbers,
+ * and the rows of the contracts numbered `[low, high)` are one run, found by halves (a few keys read)
+ * instead of by reading every key of the session.
+ */
+export type SymbolOrder = {
+  /** A row key's contract number in the table; undefined when it has none (every row is looked at then). */
+  readonly numberOf: (key: number) => number | undefined;
+  /** The numbers of the contracts looked for, as ascending ranges `[low, high)` flattened in pairs. */
+  readonly ranges: readonly number[];
+};
+
+/**
+ * Contracts apart by at most this many numbers are looked for in one run: the rows of the few between
+ * (another side, a contract not yet listed) cost less to pass over than a search by halves.
+ */
+const RANGE_GAP = 256;
+
+/**
+ * The `SymbolOrder` of the contracts numbered within `ranges` (`[low, high)`, in any order) in the table
+ * `numberOf` numbers by: sorted, and those apart by at most `RANGE_GAP` numbers joined.
+ */
+export function symbolOrder(
+  numberOf: (key: number) => number | undefined,
+  ranges: readonly (readonly [number, number])[],
+): SymbolOrder {
+  const joined: number[] = [];
+  for (const [low, high] of [...ranges].sort((a, b) => a[0] - b[0])) joinRange(joined, low, high);
+  return { numberOf, ranges: joined };
+}
+
+/** Appends `[low, high)` (no lower than the last range's low) to `joined`, or joins it to the last range. */
+function joinRange(joined: number[], low: number, high: number): void {
+  if (high <= low) return;
+  const last = joined.length - 1;
+  if (last > 0 && low <= joined[last]! + RANGE_GAP) joined[last] = Math.max(joined[last]!, high);
+  else joined.push(low, high);
+}
+
+/**
+ * Ranges past which a session's rows are all looked at: each costs two searches of a dozen reads (one
+ * date's contracts are one range per root), and a session's keys are one read of a few hundred kilobytes.
+ */
+const MOST_SEARCHED_RANGES = 3;
+
+/** The `SymbolOrder` of the contracts numbered `numbers` (ascending), as `symbolOrder` joins them. */
+export function symbolOrderOf(
+  numberOf: (key: number) => number | undefined,
+  numbers: Int32Array,
+): SymbolOrder {
+  const joined: number[] = [];
+  for (const number of numbers) joinRange(joined, number, number + 1);
+  return { numberOf, ranges: joined };
+}
+
+/**
+ * The rows of `part` that the contracts of `order` may have, as ascending row ranges `[from, to)` flattened
+ * in pairs, found by halves; undefined when every row is to be looked at (no order given, a file that does
+ * not vouch for its order, a row whose contract has no number).
+ */
+function orderedSpans(
+  part: SessionColumnsPart,
+  order: SymbolOrder | undefined,
+  fd: number,
+): number[] | undefined {
+  if (
+    order === undefined ||
+    !part.file.inSymbolOrder ||
+    part.rows < SEARCHED_ROWS ||
+    order.ranges.length > 2 * MOST_SEARCHED_RANGES
+  ) {
+    return undefined;
+  }
+  /** The first row from `from` on whose contract's number is at least `number`. */
+  const firstAtLeast = (number: number, from: number): number | undefined => {
+    let low = from;
+    let high = part.rows;
+    // Rows before `low` are numbered below `number`, rows from `high` on at or above it.
+    while (high - low > PAGE_ROWS) {
+      const middle = (low + high) >>> 1;
+      const at = order.numberOf(part.file.keyAt(part.day, middle, fd));
+      if (at === undefined) return undefined;
+      if (at < number) low = middle + 1;
+      else high = middle;
+    }
+    // The last page read whole, and looked through in memory.
+    const page = scratchPage(high - low);
+    part.file.readInto(part.day, 'key', low, high, page, 0, fd);
+    for (let i = 0; i < high - low; i++) {
+      const at = order.numberOf(page[i]!);
+      if (at === undefined) return undefined;
+      if (at >= number) return low + i;
+    }
+    return high;
+  };
+  const spans: number[] = [];
+  let from = 0;
+  for (let r = 0; r < order.ranges.length; r += 2) {
+    const start = firstAtLeast(order.ranges[r]!, from);
+    const end = start === undefined ? undefined : firstAtLeast(order.ranges[r + 1]!, start);
+    if (start === undefined || end === undefined) return undefined;
+    if (end > start) spans.push(start, end);
+    from = end;
+  }
+  return spans;
+}
+
+/**
+ * Rows a search by halves narrows to before it reads them whole: a read of a key costs a call into the
+ * system, a few microseconds, as much as reading a few hundred keys at once.
+ */
+const PAGE_ROWS = 512;
+
+/** Sessions with fewer rows are read whole: their keys cost one read of a few dozen kilobytes. */
+const SEARCHED_ROWS = 8 * PAGE_ROWS;
+
+/** A buffer for a page of keys, reused. */
+let pageBuffer = new Float64Array(0);
+function scratchPage(count: number): Float64Array {
+  if (pageBuffer.length < count) pageBuffer = new Float64Array(Math.max(count, PAGE_ROWS + 1));
+  return pageBuffer;
+}
+
 /** The kept rows of some session parts, ready to be read into columns (see `partRuns`). */
 export type PartRuns = {
   /** How many rows are kept. */
@@ -23,8 +148,12 @@ export type PartRuns = {
  * The rows of `parts` whose keys `kept` keeps (every row without it), as runs of consecutive rows per
  * part. Reads each part's key column; throws when a file cannot be read.
  */
-export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): PartRuns {
-  const found = keptRuns(parts, kept);
+export function partRuns(
+  parts: readonly SessionColumnsPart[],
+  kept?: (key: number) => boolean,
+  order?: SymbolOrder,
+): PartRuns {
+  const found = keptRuns(parts, kept, order);
   return {
     rows: found.reduce((sum, { keys }) => sum + keys.length, 0),
     read: (targets, at) =>
@@ -51,32 +180,58 @@ export function partRuns(parts: readonly SessionColumnsPart[], kept?: (key: numb
 /** A part's kept rows: runs of consecutive rows (`keyRuns`), and their keys in order. */
 type KeptRuns = { part: SessionColumnsPart; keys: Float64Array; runs: number[] };
 
-/** Per part of `parts` with rows, its runs of rows whose keys `kept` keeps (every row without it). */
-function keptRuns(parts: readonly SessionColumnsPart[], kept?: (key: number) => boolean): KeptRuns[] {
+/**
+ * Per part of `parts` with rows, its runs of rows whose keys `kept` keeps (every row without it), looked
+ * for among the rows `order` finds (every row without it).
+ */
+function keptRuns(
+  parts: readonly SessionColumnsPart[],
+  kept?: (key: number) => boolean,
+  order?: SymbolOrder,
+): KeptRuns[] {
   const found: KeptRuns[] = [];
   withFiles((fdOf) => {
     for (const part of parts) {
       if (part.rows === 0) continue;
+      const fd = fdOf(part.file);
       if (kept === undefined) {
         const keys = new Float64Array(part.rows);
-        part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fdOf(part.file));
+        part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fd);
         found.push({ part, keys, runs: [0, part.rows] });
         continue;
       }
-      // Every row's key read into memory used again (fresh memory is dear to touch), the kept ones copied.
-      const all = scratchKeys(part.rows);
-      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
-      const runs = keyRuns(all, part.rows, kept);
-      const keys = new Float64Array(keptCount(runs));
-      let at = 0;
-      for (let r = 0; r < runs.length; r += 2) {
-        keys.set(all.subarray(runs[r]!, runs[r + 1]!), at);
-        at += runs[r + 1]! - runs[r]!;
+      // The spans' keys read into memory used again (fresh memory is dear to touch), the kept ones copied.
+      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      const runs: number[] = [];
+      let count = 0;
+      for (let s = 0; s < spans.length; s += 2) {
+        const from = spans[s]!;
+        const to = spans[s + 1]!;
+        const all = scratchKeys(to - from);
+        part.file.readInto(part.day, 'key', from, to, all, 0, fd);
+        const spanRuns = keyRuns(all, to - from, kept);
+        const keptKeys = scratchKept(count + keptCount(spanRuns));
+        for (let r = 0; r < spanRuns.length; r += 2) {
+          keptKeys.set(all.subarray(spanRuns[r]!, spanRuns[r + 1]!), count);
+          count += spanRuns[r + 1]! - spanRuns[r]!;
+          runs.push(spanRuns[r]! + from, spanRuns[r + 1]! + from);
+        }
       }
-      found.push({ part, keys, runs });
+      found.push({ part, keys: keptBuffer.slice(0, count), runs });
     }
   });
   return found;
+}
+
+/** A buffer for the kept keys of a part, grown keeping what it holds, reused. */
+let keptBuffer = new Float64Array(0);
+function scratchKept(count: number): Float64Array {
+  if (keptBuffer.length < count) {
+    const grown = new Float64Array(Math.max(count, 2 * keptBuffer.length));
+    grown.set(keptBuffer);
+    keptBuffer = grown;
+  }
+  return keptBuffer;
 }
 
 /**
@@ -122,6 +277,7 @@ export function latestRows(
   parts: readonly SessionColumnsPart[],
   kept: (key: number) => boolean,
   cutoff: number,
+  order?: SymbolOrder,
 ): PartRuns {
   const picked: { part: SessionColumnsPart; keys: Float64Array; rows: Int32Array }[] = [];
   let total = 0;
@@ -129,32 +285,37 @@ export function latestRows(
     for (const part of parts) {
       if (part.rows === 0) continue;
       const fd = fdOf(part.file);
-      // Every row's key and the kept rows' quote times read into memory used again: a session's kept rows
-      // copied into fresh arrays cost more than the rest of the answer (fresh memory is dear to touch).
-      const all = scratchKeys(part.rows);
-      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fd);
-      const runs = keyRuns(all, part.rows, kept);
-      const times = scratchRange(keptCount(runs));
-      let at = 0;
-      for (let r = 0; r < runs.length; r += 2) {
-        part.file.readInto(part.day, 'quote_time', runs[r]!, runs[r + 1]!, times, at, fd);
-        at += runs[r + 1]! - runs[r]!;
-      }
       const rows: number[] = [];
       const rowKeys: number[] = [];
-      let k = 0;
-      for (let r = 0; r < runs.length; r += 2) {
-        const high = runs[r + 1]!;
-        let best = -1;
-        for (let i = runs[r]!; i < high; i++, k++) {
-          if (times[k]! <= cutoff) best = i;
-          // The last row of a key's run: its latest by the cutoff, if any, is picked.
-          if (i + 1 === high || all[i + 1] !== all[i]) {
-            if (best !== -1) {
-              rows.push(best);
-              rowKeys.push(all[i]!);
+      // The keys of the rows `order` finds (every row's without it) and the kept rows' quote times, read
+      // into memory used again: a session's kept rows copied into fresh arrays cost more than the rest of
+      // the answer (fresh memory is dear to touch).
+      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      for (let s = 0; s < spans.length; s += 2) {
+        const from = spans[s]!;
+        const all = scratchKeys(spans[s + 1]! - from);
+        part.file.readInto(part.day, 'key', from, spans[s + 1]!, all, 0, fd);
+        const runs = keyRuns(all, spans[s + 1]! - from, kept);
+        const times = scratchRange(keptCount(runs));
+        let at = 0;
+        for (let r = 0; r < runs.length; r += 2) {
+          part.file.readInto(part.day, 'quote_time', from + runs[r]!, from + runs[r + 1]!, times, at, fd);
+          at += runs[r + 1]! - runs[r]!;
+        }
+        let k = 0;
+        for (let r = 0; r < runs.length; r += 2) {
+          const high = runs[r + 1]!;
+          let best = -1;
+          for (let i = runs[r]!; i < high; i++, k++) {
+            if (times[k]! <= cutoff) best = i;
+            // The last row of a key's run: its latest by the cutoff, if any, is picked.
+            if (i + 1 === high || all[i + 1] !== all[i]) {
+              if (best !== -1) {
+                rows.push(from + best);
+                rowKeys.push(all[i]!);
+              }
+              best = -1;
             }
-            best = -1;
           }
         }
       }
@@ -213,6 +374,8 @@ export function latestByKey(
   parts: readonly SessionColumnsPart[],
   wanted: ReadonlySet<number>,
   columns: readonly string[],
+  /** Where the wanted keys' rows lie in a session in symbol order (every row is looked at without it). */
+  order?: SymbolOrder,
 ): { keys: Float64Array; days: Float64Array; values: Float64Array[] } {
   // The keys numbered in a typed index: a Set or Map keyed by these doubles boxes each row's key, and a
   // look back over a year of a dense chain's sessions tests millions of rows (the 26 M-row store's 2019
@@ -226,28 +389,48 @@ export function latestByKey(
   let left = keyOf.length;
   const found: { part: SessionColumnsPart; rows: number[]; keys: number[] }[] = [];
   let total = 0;
+  const filter = keyFilter(keyOf);
   withFiles((fdOf) => {
     for (let p = parts.length - 1; p >= 0 && left > 0; p--) {
       const part = parts[p]!;
       if (part.rows === 0) continue;
-      const all = scratchKeys(part.rows);
-      part.file.readInto(part.day, 'key', 0, part.rows, all, 0, fdOf(part.file));
+      const fd = fdOf(part.file);
       const seen: number[] = [];
-      for (let i = 0; i < part.rows; i++) {
-        const at = index.get(all[i]!);
-        if (at === undefined || done[at] === 1) continue;
-        if (seenIn[at] !== p) {
-          seenIn[at] = p;
-          seen.push(at);
+      // In a session in symbol order, only the rows where the wanted contracts lie (a date's few hundred).
+      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      for (let s = 0; s < spans.length; s += 2) {
+        const from = spans[s]!;
+        const count = spans[s + 1]! - from;
+        const all = scratchKeys(count);
+        part.file.readInto(part.day, 'key', from, from + count, all, 0, fd);
+        const words = new Uint32Array(all.buffer, all.byteOffset, count * 2);
+        // A look back walks every row of many sessions for a few keys: a row is passed over by a bit of
+        // the filter (most are), and a contract's next rows (a session holds them one after another) by
+        // its key.
+        let previous = Number.NaN;
+        let at: number | undefined;
+        for (let i = 0; i < count; i++) {
+          const key = all[i]!;
+          if (key !== previous) {
+            previous = key;
+            const bit = filterBit(words[2 * i]!);
+            at = (filter[bit >>> 5]! & (1 << (bit & 31))) === 0 ? undefined : index.get(key);
+            if (at !== undefined && done[at] === 1) at = undefined;
+            if (at !== undefined && seenIn[at] !== p) {
+              seenIn[at] = p;
+              seen.push(at);
+            }
+          }
+          if (at !== undefined) lastRow[at] = from + i;
         }
-        lastRow[at] = i;
       }
       if (seen.length === 0) continue;
       // Found in this session, the newest that has them: older sessions are not asked for them again.
       for (const at of seen) done[at] = 1;
       left -= seen.length;
-      const rows = seen.map((at) => lastRow[at]!).sort((a, b) => a - b);
-      found.push({ part, rows, keys: rows.map((row) => all[row]!) });
+      seen.sort((a, b) => lastRow[a]! - lastRow[b]!);
+      const rows = seen.map((at) => lastRow[at]!);
+      found.push({ part, rows, keys: seen.map((at) => keyOf[at]!) });
       total += rows.length;
     }
   });
@@ -273,6 +456,25 @@ export function latestByKey(
   });
   return { keys, days, values };
 }
+
+/**
+ * A filter of keys by 16 bits of their doubles' first words (on little-endian machines the low mantissa
+ * bits, which vary with the keys' low bits; any bits would do, taken alike from the keys and the rows): a
+ * bit set for each key's, so that a row whose bit is clear is not one of them. Integer work on the bytes
+ * already read, where a double's remainder costs a division a row.
+ */
+function keyFilter(keys: Float64Array): Uint32Array {
+  const words = new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2);
+  const filter = new Uint32Array(2_048);
+  for (let i = 0; i < keys.length; i++) {
+    const bit = filterBit(words[2 * i]!);
+    filter[bit >>> 5]! |= 1 << (bit & 31);
+  }
+  return filter;
+}
+
+/** A key's bit of `keyFilter`, from its double's first word. */
+const filterBit = (lowWord: number) => (lowWord >>> 8) & 0xffff;
 
 /** A buffer for a range of one column's rows, reused. */
 let rangeBuffer = new Float64Array(0);

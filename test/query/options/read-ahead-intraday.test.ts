@@ -3,6 +3,7 @@
  * before a session's first snapshot, are the query's. A small generated store (two sessions of the
  * intraday preset) is written to a temporary directory.
  */
+import { closeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +14,12 @@ import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import { contractTable } from '../../../src/query/options/contract-table.js';
 import { readAheadRows, sessionPairRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
+import { latestByKey } from '../../../src/query/options/session-file-rows.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
+import type { SessionColumnsPart } from '../../../src/store/session-columns.js';
 import { StoreReader } from '../../../src/store/store.js';
+import { seededRandom } from '../../helpers/seeded-random.js';
 import { commitGenerated } from './generated-store.js';
 
 let dir: string;
@@ -146,4 +150,56 @@ describe('one date at random minutes of intraday snapshots', () => {
     expect(await readAheadRows(reader.sql, early, asOf, scope)).toBeUndefined();
     expect((await queried(asOf, scope)).length).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe('the look back over session column files', () => {
+  /** A column of every row of a part, read whole. */
+  const columnOf = (part: SessionColumnsPart, column: string) => {
+    const values = new Float64Array(part.rows);
+    const fd = part.file.openForReading();
+    try {
+      part.file.readInto(part.day, column, 0, part.rows, values, 0, fd);
+    } finally {
+      closeSync(fd);
+    }
+    return values;
+  };
+
+  it('finds each key its latest row, as a scan of every row does, and no key that is absent', () => {
+    // Two sessions of a contract's rows one after another, every minute: the look back passes over a
+    // contract's next rows by its key, and most rows by a filter of a few bits, which other keys share.
+    const parts = reader.sql.sessionColumns(
+      'option_quotes',
+      { underlying: 'SPX' },
+      { first: '2023-01-03', last: '2023-01-04' },
+    )!;
+    expect(parts).toHaveLength(2);
+    const keysOf = parts.map((part) => columnOf(part, 'key'));
+    const timesOf = parts.map((part) => columnOf(part, 'quote_time'));
+    const present = new Set(keysOf.flatMap((keys) => Array.from(keys)));
+    const random = seededRandom(20261128);
+    const some = [...present].filter(() => random() < 0.05);
+    // Keys next to present ones share most of their bits, and so their filter bits.
+    const absent = some.flatMap((key) => [key + 1, key - 1, key + 256]).filter((key) => !present.has(key));
+    expect(some.length).toBeGreaterThan(50);
+    expect(absent.length).toBeGreaterThan(50);
+    // The scan: per key, its last row in the newest session that has one.
+    const expected = new Map<number, [day: number, quoteTime: number]>();
+    for (let p = parts.length - 1; p >= 0; p--) {
+      const keys = keysOf[p]!;
+      const newest = new Map<number, number>();
+      for (let i = 0; i < keys.length; i++) newest.set(keys[i]!, i);
+      for (const key of some) {
+        const row = newest.get(key);
+        if (row !== undefined && !expected.has(key)) expected.set(key, [parts[p]!.day, timesOf[p]![row]!]);
+      }
+    }
+    const found = latestByKey(parts, new Set([...some, ...absent]), ['quote_time']);
+    const got = new Map<number, [number, number]>();
+    for (let i = 0; i < found.keys.length; i++) {
+      got.set(found.keys[i]!, [found.days[i]!, found.values[0]![i]!]);
+    }
+    expect(got.size).toBe(found.keys.length);
+    expect(got).toEqual(expected);
+  });
 });
