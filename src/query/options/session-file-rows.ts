@@ -146,7 +146,8 @@ export type PartRuns = {
 
 /**
  * The rows of `parts` whose keys `kept` keeps (every row without it), as runs of consecutive rows per
- * part. Reads each part's key column; throws when a file cannot be read.
+ * part. Reads each part's key column, or in a session in symbol order only where `order`'s contracts lie;
+ * throws when a file cannot be read.
  */
 export function partRuns(
   parts: readonly SessionColumnsPart[],
@@ -271,7 +272,8 @@ function keptCount(runs: readonly number[]): number {
  * last by the cutoff. The rows of an instant of an intraday session: one a contract of the hundreds of
  * snapshots each has, whose other columns are then read alone (`readPicked`). Should a contract's rows lie
  * in more than one run, each run gives its own: the caller's choice of the latest row among them stands.
- * Throws when a file cannot be read.
+ * In a session in symbol order only where `order`'s contracts lie is looked at. Throws when a file cannot
+ * be read.
  */
 export function latestRows(
   parts: readonly SessionColumnsPart[],
