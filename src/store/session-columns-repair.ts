@@ -7,12 +7,21 @@ import path from 'node:path';
 import { StoreError } from '../errors.js';
 import { deepCheck, sessionColumnsState } from './integrity.js';
 import { acquireWriterLock } from './lock.js';
-import { readManifest } from './manifest.js';
-import { SESSION_COLUMN_READS, type SessionColumnsTable } from './session-columns.js';
+import { type FileEntry, readManifest } from './manifest.js';
+import {
+  SESSION_COLUMN_READS,
+  SessionColumnsFile,
+  type SessionColumnsTable,
+  sessionColumnsPath,
+} from './session-columns.js';
 import { rowsInSymbolOrder, writeSessionColumns } from './session-columns-write.js';
 import { SqlSession } from './sql.js';
 
-/** Writes the missing or damaged session column files of the store in `dir`; returns how many. */
+/**
+ * Writes the missing or damaged session column files of the store in `dir`, and those written before
+ * they recorded whether their sessions are in symbol order (`SessionColumnsHeader.symbolOrder`), which
+ * readers then read whole; returns how many.
+ */
 export async function repairSessionColumns(
   dir: string,
   onFile?: (done: number, total: number) => void,
@@ -27,8 +36,9 @@ export async function repairSessionColumns(
     let written = 0;
     for (const [i, { table, entry }] of all.entries()) {
       // A damaged Parquet file is left to `verify`'s report: a derived copy of it would be damaged too.
+      const state = await sessionColumnsState(dir, entry);
       if (
-        (await sessionColumnsState(dir, entry)) !== 'intact' &&
+        (state !== 'intact' || !orderRecorded(dir, entry)) &&
         (await deepCheck(dir, table, entry)) === undefined
       ) {
         sql ??= await SqlSession.open({ memoryLimit: '1GB' });
@@ -44,4 +54,14 @@ export async function repairSessionColumns(
     sql?.close();
     await lock.release();
   }
+}
+
+/** Whether the session column file of `entry` records whether its sessions are in symbol order. */
+function orderRecorded(dir: string, entry: FileEntry): boolean {
+  const file = SessionColumnsFile.open(
+    path.join(dir, sessionColumnsPath(entry.path)),
+    entry.sha256,
+    entry.rows,
+  );
+  return file?.symbolOrderRecorded === true;
 }

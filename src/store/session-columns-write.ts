@@ -132,7 +132,7 @@ export async function writeSessionColumns(
         columns: names,
         sessions,
         sha256: hash.digest('hex'),
-        ...(symbolOrder ? { symbolOrder } : {}),
+        symbolOrder,
       };
       const text = Buffer.from(JSON.stringify(header), 'utf8');
       const length = Buffer.alloc(4);

@@ -118,9 +118,9 @@ export type SessionColumnsHeader = {
   /** The hash of everything before the trailer: `pitchain verify` checks it. */
   readonly sha256: string;
   /**
-   * Whether each session's rows are in option symbol order, as the writer sorts every file it writes
-   * (then a reader finds one date's rows by halves, `session-file-rows.ts`). Absent in a file written
-   * before it was recorded, or from a Parquet file whose order was not known: its rows are all looked at.
+   * Whether each session's rows are in option symbol order, as the writer sorts every file it writes and
+   * a repair checks (then a reader finds one date's rows by halves, `session-file-rows.ts`). Absent in a
+   * file written before it was recorded: its rows are all looked at, and `--repair` writes it again.
    */
   readonly symbolOrder?: boolean;
 };
@@ -188,6 +188,11 @@ export class SessionColumnsFile {
   /** Whether each session's rows are in option symbol order (`SessionColumnsHeader.symbolOrder`). */
   get inSymbolOrder(): boolean {
     return this.header.symbolOrder === true;
+  }
+
+  /** Whether the file says whether its sessions are in symbol order (one written before it does not). */
+  get symbolOrderRecorded(): boolean {
+    return this.header.symbolOrder !== undefined;
   }
 
   /**

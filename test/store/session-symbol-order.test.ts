@@ -61,6 +61,19 @@ async function sessionFiles(store: string) {
   }));
 }
 
+/** Rewrites a session column file's trailer without `symbolOrder`, as a writer before it wrote it. */
+async function withoutOrderRecorded(file: string): Promise<void> {
+  const bytes = await fs.readFile(file);
+  const length = bytes.readUInt32LE(bytes.length - 12);
+  const start = bytes.length - 12 - length;
+  const header = JSON.parse(bytes.subarray(start, start + length).toString('utf8'));
+  delete header.symbolOrder;
+  const text = Buffer.from(JSON.stringify(header), 'utf8');
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(text.length);
+  await fs.writeFile(file, Buffer.concat([bytes.subarray(0, start), text, size, bytes.subarray(-8)]));
+}
+
 /** Every column of the rows a read gives, as plain arrays. */
 function readAll(runs: PartRuns, columns: readonly string[]): number[][] {
   const targets = columns.map((column) => [column, new Float64Array(runs.rows)] as const);
@@ -85,11 +98,19 @@ describe('sessions in symbol order', () => {
     const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-symbol-order-repair-'));
     try {
       await fs.cp(dir, copy, { recursive: true });
-      const [first] = await sessionFiles(copy);
+      const [first, second] = await sessionFiles(copy);
       await fs.rm(sessionColumnsPath(first!.abs));
       expect(first!.open()).toBeUndefined();
-      expect(await repairSessionColumns(copy)).toBe(1);
-      expect(first!.open()?.inSymbolOrder).toBe(true);
+      // A file written before the order was recorded: whole, read whole, and written again by a repair.
+      await withoutOrderRecorded(sessionColumnsPath(second!.abs));
+      expect(second!.open()?.symbolOrderRecorded).toBe(false);
+      expect(second!.open()?.inSymbolOrder).toBe(false);
+      expect(await repairSessionColumns(copy)).toBe(2);
+      for (const file of [first!, second!]) {
+        expect(file.open()?.inSymbolOrder, file.abs).toBe(true);
+        expect(file.open()?.symbolOrderRecorded, file.abs).toBe(true);
+      }
+      expect(await repairSessionColumns(copy)).toBe(0);
     } finally {
       await fs.rm(copy, { recursive: true, force: true });
     }
