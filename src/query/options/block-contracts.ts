@@ -41,7 +41,12 @@ export type ScopeContracts = {
  * (`hashOf`), with which a row is matched by one comparison when it names the contract after the previous
  * row's (rows come in symbol order within a session, and contracts are numbered in symbol order).
  */
-type ContractKeys = { get(key: number): number | undefined; readonly hashOf: Float64Array };
+type ContractKeys = {
+  get(key: number): number | undefined;
+  /** Whether a key is one of the block's contracts, by an index of theirs alone (made once, on first use). */
+  has(key: number): boolean;
+  readonly hashOf: Float64Array;
+};
 
 /** About what one contract of a block costs: its object, its entries in the block's indexes. */
 const CONTRACT_BYTES = 300;
@@ -73,15 +78,13 @@ export async function loadContracts(
       ? [[0, table.symbols.length] as const]
       : contractRanges(table, scope.expiration);
   const picked: number[] = [];
-  let done = 0;
-  // In symbol order, each contract once: the ranges sorted, and overlaps (never seen) skipped.
-  for (const [from, to] of [...ranges].sort((a, b) => a[0] - b[0])) {
-    for (let i = Math.max(from, done); i < to; i++) {
+  // In symbol order: the ranges are disjoint and ascending.
+  for (const [from, to] of ranges) {
+    for (let i = from; i < to; i++) {
       if (scope.root !== undefined && table.root[i] !== root) continue;
       const expires = table.expirationDay[i]!;
       if (expires >= low && expires <= high && table.firstTradedDay[i]! <= lastDay) picked.push(i);
     }
-    done = Math.max(done, to);
   }
   const global = Int32Array.from(picked);
   const contracts = picked.map((i) => contractAt(table, i));
@@ -93,7 +96,7 @@ export async function loadContracts(
   if (table.keys !== undefined) {
     const index = table.keys;
     const hashOf = gathered(table.hashes, global);
-    keys = { get: blockNumbering(index, global, table.symbols.length, hashOf), hashOf };
+    keys = blockNumbering(index, global, table.symbols.length, hashOf);
     order = symbolOrderOf((key) => index.get(key), global);
   }
   const firstTradedDay = gathered(table.firstTradedDay, picked);
@@ -114,27 +117,35 @@ const OWN_INDEX_MOST = 4_096;
 /**
  * The numbering of rows' keys to a block's contracts (`global`: their numbers in the table, `hashOf`
  * their keys). A few contracts (one date's) get an index of their own, which stays in the processor's
- * cache and costs no table-sized array; more go through the table's index and a table-sized map to the
- * block's numbers (a fresh array of a dense table's 120,000 contracts cost more than the rest of a date's
- * block).
+ * cache, costs no table-sized array and also answers `has`; more go through the table's index and a
+ * table-sized map to the block's numbers (a fresh array of a dense table's 120,000 contracts cost more
+ * than the rest of a date's block), and `has` gets an index of theirs when first asked.
  */
 function blockNumbering(
   index: KeyIndex,
   global: Int32Array,
   tableSize: number,
   hashOf: Float64Array,
-): (key: number) => number | undefined {
+): ContractKeys {
+  // The table's keys are distinct, and so are theirs.
   if (global.length <= OWN_INDEX_MOST) {
-    // The table's keys are distinct, and so are theirs.
     const own = KeyIndex.of(hashOf)!;
-    return (key) => own.get(key);
+    return { get: (key) => own.get(key), has: (key) => own.get(key) !== undefined, hashOf };
   }
   const local = new Int32Array(tableSize).fill(-1);
   for (let id = 0; id < global.length; id++) local[global[id]!] = id;
-  return (key) => {
-    const at = index.get(key);
-    const id = at === undefined ? -1 : local[at]!;
-    return id === -1 ? undefined : id;
+  let member: ((key: number) => boolean) | undefined;
+  return {
+    get: (key) => {
+      const at = index.get(key);
+      const id = at === undefined ? -1 : local[at]!;
+      return id === -1 ? undefined : id;
+    },
+    has: (key) => {
+      member ??= KeyIndex.membership(hashOf)!;
+      return member(key);
+    },
+    hashOf,
   };
 }
 

@@ -22,7 +22,6 @@ import { interestColumnsSql, quoteColumnsSql, withEmpty } from './block-sql.js';
 import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import { contractSymbolsSql, type ExpirationWindow } from './expiration-window.js';
-import { KeyIndex } from './key-index.js';
 import type { Scope } from './scope.js';
 import { latestByKey, latestRows, partRuns, type SymbolOrder, symbolOrder } from './session-file-rows.js';
 
@@ -343,9 +342,8 @@ function blockFromFiles(
     last,
   });
   if (quoteParts === undefined || interestParts === undefined) return undefined;
-  // Some dates' rows kept by their contracts' own keys (`KeyIndex.membership`); theirs are distinct, as the
-  // table's are.
-  const kept = some ? KeyIndex.membership(index.hashOf) : undefined;
+  // Some dates' rows kept by an index of their contracts' keys alone (`ContractKeys.has`).
+  const kept = some ? index.has : undefined;
   try {
     // Some dates' rows found by halves in sessions in symbol order.
     const order = some ? known.order : undefined;

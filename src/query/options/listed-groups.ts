@@ -66,15 +66,18 @@ export function rootsExpiringOn(table: ContractTable, expiration: string): strin
 /**
  * Per root expiring on `expiration`, the range of the table's contracts whose symbols are that root's of
  * that date (`ROOTyymmdd…`, sorted): every contract expiring then is in one (a root that is another's
- * prefix and a digit may put a few of another root's in it too).
+ * prefix and a digit may put a few of another root's in it too). Disjoint (no root's prefix with its date
+ * begins another's), in ascending order.
  */
 export function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
   const { symbols } = table;
   const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
-  return rootsExpiringOn(table, expiration).map((root) => {
-    const [low, high] = symbolRange(root, expiration);
-    return [from(low), from(high)] as const;
-  });
+  return rootsExpiringOn(table, expiration)
+    .map((root) => {
+      const [low, high] = symbolRange(root, expiration);
+      return [from(low), from(high)] as const;
+    })
+    .sort((a, b) => a[0] - b[0]);
 }
 
 function indexOf(table: ContractTable): GroupIndex {

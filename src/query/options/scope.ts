@@ -33,10 +33,8 @@ export async function noDataAround(
   first: string,
   last: string = first,
 ): Promise<NoData> {
-  const [previous, next] = [
-    await nearestSession(sql, scope, dayNumberOfIso(first), -1),
-    await nearestSession(sql, scope, dayNumberOfIso(last), 1),
-  ];
+  const previous = await nearestSession(sql, scope, dayNumberOfIso(first), -1);
+  const next = await nearestSession(sql, scope, dayNumberOfIso(last), 1);
   return {
     kind: 'no_data',
     nextTime: next === null ? null : sessionEndSeconds(next),
