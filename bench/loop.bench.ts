@@ -3,8 +3,9 @@
  * `dte=30`, puts, asked through `store.at(<session> 15:45 ET)` — against the same loop through
  * `store.request` (URL in, JSON text out) in the same run, each on a freshly opened store. A second pair
  * of rows times the typed face against the endpoint function it calls, for a whole SPY chain. On the chain
- * bench's 26 M-row store (when built), the 2019 loop, and the same loop with blocks of the dates it asks
- * against blocks of the whole chain, answer by answer.
+ * bench's 26 M-row store (when built), the 2019 loop, and the same loop with the blocks it reads by default
+ * (for a chain this dense, the date asked's block of each session) against blocks of the whole chain,
+ * answer by answer.
  */
 import { join } from 'node:path';
 import { openStore, storeInternals } from '../src/library/store.js';
@@ -67,15 +68,18 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
 }
 
 /**
- * The same 2019 loop through the chain endpoint on the 26 M-row store, with the loop's blocks holding the
- * dates it asks (the default for a chain this dense) and holding the whole chain, on caches of their own:
+ * The same 2019 loop through the chain endpoint on the 26 M-row store, with the blocks it reads by default
+ * (for a chain this dense, the date asked's block of each session, `ONE_DATE_SESSION_ROWS`) and with
+ * blocks of the whole chain, on caches of their own:
  * per session each way, and how many sessions' answers differ. No rows when the store is not built.
  */
 async function windowedVsWhole(repoRoot: string, log: (line: string) => void): Promise<BenchRow[]> {
   const dir = join(repoRoot, ...BIG_STORE);
   if ((await readManifest(dir).catch(() => undefined)) === undefined) return [];
   const sessions = sessionsBetween('2019-01-02', '2019-12-31');
-  log(`the 2019 loop with blocks of its dates and of the whole chain, ${sessions.length} sessions each`);
+  log(
+    `the 2019 loop with its default blocks and with blocks of the whole chain, ${sessions.length} sessions each`,
+  );
   const store = await openStore(dir);
   try {
     const loop = async (loopWindowRows: number | undefined) => {
@@ -109,7 +113,7 @@ async function windowedVsWhole(repoRoot: string, log: (line: string) => void): P
     const load = loadAverage();
     return [
       ratioRow({
-        name: 'loop: blocks of the dates asked vs of the whole chain, 26 M-row store',
+        name: 'loop: blocks of the date asked vs of the whole chain, 26 M-row store',
         ours: windowed.ms,
         baseline: Math.min(whole.ms, wholeAgain.ms),
         unit: 'ms',
@@ -117,7 +121,7 @@ async function windowedVsWhole(repoRoot: string, log: (line: string) => void): P
         note: `chain endpoint, SPY dte=30 puts at 15:45, ${sessions.length} sessions of 2019, per session; whole-chain blocks ${whole.ms.toFixed(1)} then ${wholeAgain.ms.toFixed(1)} ms; load ${load}`,
       }),
       ratioRow({
-        name: 'loop: sessions answered differently, dates vs whole chain',
+        name: 'loop: sessions answered differently, date vs whole chain',
         ours: differing,
         unit: 'sessions',
         target: '≤ 0 sessions',

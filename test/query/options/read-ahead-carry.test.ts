@@ -8,8 +8,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { etWallToSeconds, previousSession, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
 import { loadContracts } from '../../../src/query/options/block-contracts.js';
 import {
@@ -27,6 +27,7 @@ import {
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
+import { SessionColumnsFile } from '../../../src/store/session-columns.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { commitGenerated, simulatedStock } from './generated-store.js';
 
@@ -53,6 +54,16 @@ beforeAll(async () => {
   reader = await StoreReader.open(dir);
 }, 120_000);
 
+/** The contracts listed in the first period and never quoted in the second, past it (`FROM` on). */
+const STALE_CONTRACTS = `FROM contracts c WHERE c.expiration > DATE '2019-05-31'
+  AND c.first_traded < DATE '2019-03-01'
+  AND NOT EXISTS (SELECT 1 FROM option_quotes q WHERE q.option_symbol = c.option_symbol
+                    AND q.session_date >= DATE '2019-03-01')`;
+
+/** The farthest date of `STALE_CONTRACTS`. */
+const farthestStaleDate = () =>
+  reader.sql.value<string>(`SELECT strftime(max(c.expiration), '%Y-%m-%d') ${STALE_CONTRACTS}`);
+
 afterAll(async () => {
   reader?.close();
   await fs.rm(dir, { recursive: true, force: true });
@@ -62,21 +73,9 @@ describe('a loop over contracts left unquoted for a long time', () => {
   it('answers every session from its blocks, as the query does', async () => {
     const scope = { underlying: 'XYZ' };
     // Contracts listed in the first period that the second never quotes: what the block must carry.
-    const stale = await reader.sql.value<number>(
-      `SELECT count(*) FROM contracts c WHERE c.expiration > DATE '2019-05-31'
-         AND c.first_traded < DATE '2019-03-01'
-         AND NOT EXISTS (SELECT 1 FROM option_quotes q WHERE q.option_symbol = c.option_symbol
-                           AND q.session_date >= DATE '2019-03-01')`,
-    );
+    const stale = await reader.sql.value<number>(`SELECT count(*) ${STALE_CONTRACTS}`);
     expect(Number(stale)).toBeGreaterThan(0);
-    // The farthest date of those contracts.
-    const far = await reader.sql.value<string>(
-      `SELECT strftime(max(c.expiration), '%Y-%m-%d')
-       FROM contracts c WHERE c.expiration > DATE '2019-05-31'
-         AND c.first_traded < DATE '2019-03-01'
-         AND NOT EXISTS (SELECT 1 FROM option_quotes q WHERE q.option_symbol = c.option_symbol
-                           AND q.session_date >= DATE '2019-03-01')`,
-    );
+    const far = await farthestStaleDate();
     // The nearest date past the period, whose contracts the loop asks first.
     const first = await reader.sql.value<string>(
       `SELECT strftime(min(expiration), '%Y-%m-%d') FROM contracts WHERE expiration > DATE '2019-05-31'`,
@@ -198,6 +197,41 @@ describe('a current chain at a random instant over contracts left unquoted for a
           assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records,
         );
       }
+    }
+  }, 120_000);
+});
+
+describe("a loop over one date of a dense chain, answered from the date's session blocks", () => {
+  it('carries its unquoted contracts from the block of the session before, as the query answers', async () => {
+    const scope = { underlying: 'XYZ' };
+    const far = await farthestStaleDate();
+    const asked = { ...scope, expiration: far };
+    // `oneDateSessionRows: 0`: this small chain is as dense as one whose loops read their dates' session blocks.
+    const cache = new StoreCache(() => reader.dataVersion, { oneDateSessionRows: 0 });
+    const sessions = sessionsBetween('2019-03-18', '2019-04-05');
+    // The sessions each request reads from the session column files.
+    const read = vi.spyOn(SessionColumnsFile.prototype, 'readInto');
+    try {
+      for (const [i, session] of sessions.entries()) {
+        read.mockClear();
+        const asOf: AsOf = currentAsOf('live', etWallToSeconds(session, '16:30'));
+        const ahead = await readAheadRows(reader.sql, cache, asOf, asked);
+        expect(ahead, session).toBeDefined();
+        expect(assemble(asOf, ahead!).records, session).toEqual(
+          assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, asked))).records,
+        );
+        const days = read.mock.calls.map(([day]) => isoDateOfDay(day));
+        // The first session looks back to the first period for the unquoted contracts' last snapshots;
+        // every later one reads its own session and the open interest settled the session before.
+        if (i === 0) expect(days.some((day) => day < '2019-03-01')).toBe(true);
+        else
+          expect(
+            days.filter((day) => day < previousSession(session)),
+            session,
+          ).toEqual([]);
+      }
+    } finally {
+      read.mockRestore();
     }
   }, 120_000);
 });
