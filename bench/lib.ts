@@ -342,6 +342,7 @@ const STORE_CODE = [
   ['src', 'store', 'writer.ts'],
   ['src', 'store', 'session-columns.ts'],
   ['src', 'store', 'session-columns-write.ts'],
+  ['src', 'store', 'contract-columns.ts'],
   ['src', 'store', 'derived-contracts.ts'],
   ['src', 'store', 'parquet.ts'],
   ['src', 'store', 'layout.ts'],

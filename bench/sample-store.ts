@@ -1,11 +1,13 @@
 /**
- * `data/sample` as a commit writes a store: the shipped sample leaves out its session column files (some
- * 76 MB, derived: `pitchain verify --repair` writes them), which every store an ingest writes has. The
- * backtest benches run on a copy of it in `bench/.cache/` with them written, made once per sample version.
+ * `data/sample` as a commit writes a store: the shipped sample leaves out its derived files (session column
+ * files, some 76 MB, and contract column files: `pitchain verify --repair` writes them), which every store
+ * an ingest writes has. The backtest benches run on a copy of it in `bench/.cache/` with them written, made
+ * once per sample version.
  */
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { repairSessionColumns } from '../src/store/session-columns-repair.js';
+import { derivedFileOwner } from '../src/store/derived-files.js';
+import { repairDerivedFiles } from '../src/store/session-columns-repair.js';
 import type { BenchContext } from './lib.js';
 
 /** The copy's directory, made (or made again when the sample changed) before it is returned. */
@@ -13,15 +15,15 @@ export async function sampleAsCommitted(ctx: BenchContext): Promise<string> {
   const sample = join(ctx.repoRoot, 'data', 'sample');
   const dir = join(ctx.repoRoot, 'bench', '.cache', 'sample-store');
   const manifest = await readFile(join(sample, 'manifest.json'), 'utf8');
-  const done = join(dir, '.session-columns-written');
+  const done = join(dir, '.derived-files-written');
   const made = await readFile(done, 'utf8').catch(() => undefined);
   if (made === manifest) return dir;
   await rm(dir, { recursive: true, force: true });
-  await cp(sample, dir, { recursive: true, filter: (source) => !source.endsWith('.sessions') });
+  await cp(sample, dir, { recursive: true, filter: (source) => derivedFileOwner(source) === undefined });
   const started = performance.now();
-  const written = await repairSessionColumns(dir);
+  const written = await repairDerivedFiles(dir);
   ctx.log(
-    `copied data/sample to ${dir} and wrote its ${written} session column files in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `copied data/sample to ${dir} and wrote its ${written.sessionColumns} session column files and ${written.contractColumns} contract column files in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
   await writeFile(done, manifest);
   return dir;

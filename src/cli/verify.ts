@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { StoreError } from '../errors.js';
 import { verifyFiles } from '../store/integrity.js';
 import { readManifest } from '../store/manifest.js';
-import { repairSessionColumns } from '../store/session-columns-repair.js';
+import { repairDerivedFiles } from '../store/session-columns-repair.js';
 import { examplesHelp, formatBytes } from './format.js';
 
 /** `pitchain verify`: checks every file of a store against the size and content hash in its manifest. */
@@ -17,7 +17,7 @@ export function registerVerify(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option(
       '--repair',
-      'first write the session column files that intact quote and open interest files lack or have damaged',
+      'first write the session and contract column files that intact Parquet files lack or have damaged',
     )
     .addHelpText(
       'after',
@@ -27,9 +27,10 @@ export function registerVerify(program: Command): void {
         "need a damaged file fail naming it; an ingest that rewrites the file's partition replaces it.",
         '',
         'Each quote and open interest file has a session column file beside it (its sessions as plain',
-        'numeric columns, written at commit), from which a session is read with no query. A store written',
-        'before they existed, or one that lost them, still answers alike, reading through DuckDB; --repair',
-        "writes them (holding the store's writer lock, so not while an ingest runs).",
+        'numeric columns, written at commit), from which a session is read with no query; each contracts',
+        "file has a contract column file, from which an underlying's contracts are read the same way. A",
+        'store written before they existed, or one that lost them, still answers alike, reading through',
+        "DuckDB; --repair writes them (holding the store's writer lock, so not while an ingest runs).",
         examplesHelp([
           'pitchain verify --store data/sample',
           'pitchain verify --store my-store --repair --json',
@@ -40,7 +41,8 @@ export function registerVerify(program: Command): void {
       const dir = path.resolve(flags.store);
       if ((await readManifest(dir)) === undefined)
         throw new StoreError(`${flags.store} is not a pitchain store (no manifest.json)`);
-      const repaired = flags.repair ? await repairSessionColumns(dir) : undefined;
+      const counts = flags.repair ? await repairDerivedFiles(dir) : undefined;
+      const repaired = counts === undefined ? undefined : counts.sessionColumns + counts.contractColumns;
       // Read after the repair, which holds the writer lock: the manifest it repaired against.
       const manifest = (await readManifest(dir))!;
       const report = await verifyFiles(dir, manifest);
@@ -50,11 +52,19 @@ export function registerVerify(program: Command): void {
         );
       } else {
         const out = report.damaged.map((d) => `${d.problem.padEnd(8)} ${d.path} (${d.detail})`);
-        if (repaired !== undefined) out.push(`wrote ${repaired} session column files`);
+        if (counts !== undefined) out.push(`wrote ${counts.sessionColumns} session column files`);
+        if (counts !== undefined && counts.contractColumns > 0)
+          out.push(`wrote ${counts.contractColumns} contract column files`);
         const without = report.withoutSessionColumns.length;
         if (without > 0) {
           out.push(
             `${without} quote and open interest files have no session column file: their sessions are read through DuckDB (pitchain verify --repair writes them)`,
+          );
+        }
+        const withoutContracts = report.withoutContractColumns.length;
+        if (withoutContracts > 0) {
+          out.push(
+            `${withoutContracts} contracts files have no contract column file: their contracts are read through DuckDB (pitchain verify --repair writes them)`,
           );
         }
         out.push(

@@ -5,10 +5,10 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { derivedFileOwner } from './derived-files.js';
 import { TABLES_DIR } from './layout.js';
 import { leasedFiles } from './lease.js';
 import type { Manifest, RetiredEntry } from './manifest.js';
-import { sessionColumnsOwner } from './session-columns.js';
 
 /**
  * A file that left the manifest is kept this long after it left: a reader that has not refreshed still
@@ -41,8 +41,8 @@ export async function removeGarbage(dir: string, base: Manifest, now: number): P
     if (!entry.isFile()) continue;
     const abs = path.join(entry.parentPath, entry.name);
     const rel = path.relative(dir, abs).split(path.sep).join('/');
-    // A session column file lives and goes with its Parquet file, and is never listed itself.
-    const owner = sessionColumnsOwner(rel);
+    // A derived file lives and goes with its Parquet file, and is never listed itself.
+    const owner = derivedFileOwner(rel);
     if (owner !== undefined) {
       if (live.has(owner) || leased.has(owner)) continue;
       const ownerSince = retiredAt.get(owner);

@@ -5,6 +5,7 @@
  */
 import { promises as fs, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
+import { contractColumnsPath, contractColumnsState } from './contract-columns.js';
 import type { FileEntry, Manifest } from './manifest.js';
 import { sha256File } from './parquet.js';
 import { TABLES, type TableName } from './schema.js';
@@ -30,6 +31,8 @@ export type VerifyReport = {
   readonly damaged: readonly DamagedFile[];
   /** The intact quote and open interest files without a session column file (read through DuckDB). */
   readonly withoutSessionColumns: readonly string[];
+  /** The intact contracts files without a contract column file (read through DuckDB). */
+  readonly withoutContractColumns: readonly string[];
 };
 
 /**
@@ -176,6 +179,7 @@ export async function verifyFiles(
   const total = all.reduce((n, { entry }) => n + entry.bytes, 0);
   const damaged: DamagedFile[] = [];
   const withoutSessionColumns: string[] = [];
+  const withoutContractColumns: string[] = [];
   let done = 0;
   for (const { table, entry } of all) {
     const problem = await deepCheck(dir, table, entry);
@@ -193,6 +197,19 @@ export async function verifyFiles(
             'a session column file not whole or not its Parquet file’s; pitchain verify --repair writes it again',
         });
       }
+    } else if (table === 'contracts') {
+      const derived = contractColumnsPath(entry.path);
+      const state = await contractColumnsState(path.join(dir, derived), entry.sha256, entry.rows);
+      if (state === 'missing') withoutContractColumns.push(entry.path);
+      if (state === 'damaged') {
+        damaged.push({
+          table,
+          path: derived,
+          problem: 'damaged',
+          detail:
+            'a contract column file not whole or not its Parquet file’s; pitchain verify --repair writes it again',
+        });
+      }
     }
     done += entry.bytes;
     onFile?.(done, total);
@@ -203,6 +220,7 @@ export async function verifyFiles(
     bytes: total,
     damaged,
     withoutSessionColumns,
+    withoutContractColumns,
   };
 }
 

@@ -1,10 +1,12 @@
 /**
- * `pitchain verify --repair`: writes the session column files (`session-columns.ts`) that intact quote
- * and open interest files lack or have damaged: a store written before they existed, or one whose derived
+ * `pitchain verify --repair`: writes the derived files that intact Parquet files lack or have damaged —
+ * session column files (`session-columns.ts`) of quote and open interest files, contract column files
+ * (`contract-columns.ts`) of contracts files: a store written before they existed, or one whose derived
  * files were lost. Holds the writer lock, so it never runs beside an ingest or its garbage collection.
  */
 import path from 'node:path';
 import { StoreError } from '../errors.js';
+import { contractColumnsPath, contractColumnsState, writeContractColumns } from './contract-columns.js';
 import { deepCheck, sessionColumnsState } from './integrity.js';
 import { acquireWriterLock } from './lock.js';
 import { type FileEntry, readManifest } from './manifest.js';
@@ -14,18 +16,21 @@ import {
   type SessionColumnsTable,
   sessionColumnsPath,
 } from './session-columns.js';
-import { rowsInSymbolOrder, writeSessionColumns } from './session-columns-write.js';
+import { rowsInSymbolOrder, sessionColumnsTemp, writeSessionColumns } from './session-columns-write.js';
 import { SqlSession } from './sql.js';
 
+/** How many derived files a repair wrote, of each kind. */
+export type RepairCounts = { readonly sessionColumns: number; readonly contractColumns: number };
+
 /**
- * Writes the missing or damaged session column files of the store in `dir`, and those written before
- * they recorded whether their sessions are in symbol order (`SessionColumnsHeader.symbolOrder`), which
- * readers then read whole; returns how many.
+ * Writes the missing or damaged session column files of the store in `dir`, those written before they
+ * recorded whether their sessions are in symbol order (`SessionColumnsHeader.symbolOrder`), which readers
+ * then read whole, and the missing or damaged contract column files; returns how many of each.
  */
-export async function repairSessionColumns(
+export async function repairDerivedFiles(
   dir: string,
   onFile?: (done: number, total: number) => void,
-): Promise<number> {
+): Promise<RepairCounts> {
   const lock = await acquireWriterLock(dir);
   let sql: SqlSession | undefined;
   try {
@@ -33,7 +38,25 @@ export async function repairSessionColumns(
     if (manifest === undefined) throw new StoreError(`${dir} is not a pitchain store (no manifest.json)`);
     const tables = Object.keys(SESSION_COLUMN_READS) as SessionColumnsTable[];
     const all = tables.flatMap((table) => manifest.tables[table].map((entry) => ({ table, entry })));
+    const contracts = manifest.tables.contracts;
+    const total = all.length + contracts.length;
     let written = 0;
+    let contractsWritten = 0;
+    for (const [i, entry] of contracts.entries()) {
+      const target = path.join(dir, contractColumnsPath(entry.path));
+      if (
+        (await contractColumnsState(target, entry.sha256, entry.rows)) !== 'intact' &&
+        (await deepCheck(dir, 'contracts', entry)) === undefined
+      ) {
+        sql ??= await SqlSession.open({ memoryLimit: '1GB' });
+        if (
+          (await writeContractColumns(sql, path.join(dir, entry.path), entry.sha256, sessionColumnsTemp)) !==
+          undefined
+        )
+          contractsWritten++;
+      }
+      onFile?.(i + 1, total);
+    }
     for (const [i, { table, entry }] of all.entries()) {
       // A damaged Parquet file is left to `verify`'s report: a derived copy of it would be damaged too.
       const state = await sessionColumnsState(dir, entry);
@@ -47,9 +70,9 @@ export async function repairSessionColumns(
         await writeSessionColumns(sql, table, abs, entry.sha256, await rowsInSymbolOrder(sql, table, abs));
         written++;
       }
-      onFile?.(i + 1, all.length);
+      onFile?.(contracts.length + i + 1, total);
     }
-    return written;
+    return { sessionColumns: written, contractColumns: contractsWritten };
   } finally {
     sql?.close();
     await lock.release();

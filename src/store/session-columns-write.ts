@@ -24,8 +24,8 @@ import {
 import { quoteLiteral, type SqlSession } from './sql.js';
 
 /**
- * The scratch name a session column file is written under before it is renamed: a writer's (`.tmp-`),
- * which garbage collection removes when a crash left one behind.
+ * The scratch name a derived file (a session or contract column file) is written under before it is
+ * renamed: a writer's (`.tmp-`), which garbage collection removes when a crash left one behind.
  */
 export function sessionColumnsTemp(target: string): string {
   return path.join(path.dirname(target), `.tmp-${process.pid}-${path.basename(target)}`);

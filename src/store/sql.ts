@@ -19,6 +19,7 @@ import {
   timestampTZValue,
 } from '@duckdb/node-api';
 import { StoreError } from '../errors.js';
+import type { ContractColumns } from './contract-columns.js';
 import type { TableName } from './schema.js';
 import type { SessionColumnsPart, SessionColumnsTable } from './session-columns.js';
 import { inlineParams, quoteIdentifier, type SqlParams } from './sql-text.js';
@@ -168,6 +169,8 @@ export class SqlSession {
         sessions: { readonly first: string; readonly last: string },
       ) => readonly SessionColumnsPart[] | undefined)
     | undefined;
+  /** Set by a store reader: an underlying's contracts from its contract column file (see `contractColumns`). */
+  contractColumnsSource: ((underlying: string) => ContractColumns | undefined) | undefined;
   /**
    * Set by a store reader: called once when a statement fails, before the error is thrown; when it
    * returns true (it found and set aside a damaged file), the statement runs again, once.
@@ -267,6 +270,16 @@ export class SqlSession {
     sessions: { readonly first: string; readonly last: string },
   ): readonly SessionColumnsPart[] | undefined {
     return this.sessionColumnsSource?.(table, partition, sessions);
+  }
+
+  /**
+   * An underlying's contracts from the contract column file (`contract-columns.ts`) of its one contracts
+   * file, to be made into its contract table with no statement; undefined when they are to be read through
+   * DuckDB (outside a store reader, no such file or not whole, a partition of several files, a Parquet
+   * file missing or damaged).
+   */
+  contractColumns(underlying: string): ContractColumns | undefined {
+    return this.contractColumnsSource?.(underlying);
   }
 
   /** Runs a statement for its effect. */

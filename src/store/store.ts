@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
+import { type ContractColumns, contractColumnsPath, readContractColumns } from './contract-columns.js';
 import { type FooterFacts, footerFacts } from './footer.js';
 import {
   type DamagedFile,
@@ -49,7 +50,8 @@ const NINE_DIGITS = 999_999_999;
 export type OpenStoreOptions = SqlOptions & {
   /**
    * Whether a session's rows are read from the session column files beside the Parquet files when they
-   * are there (`session-columns.ts`); false reads every row through DuckDB. Default true.
+   * are there (`session-columns.ts`), and contracts from the contract column files
+   * (`contract-columns.ts`); false reads every row through DuckDB. Default true.
    */
   readonly sessionColumns?: boolean;
 };
@@ -131,6 +133,7 @@ export class StoreReader {
     if (sessionColumns) {
       sql.sessionColumnsSource = (table, partition, sessions) =>
         reader.sessionColumns(table, partition, sessions);
+      sql.contractColumnsSource = (underlying) => reader.contractColumns(underlying);
     }
     sql.recover = (error, text) => reader.recover(error, text);
     return reader;
@@ -382,6 +385,26 @@ export class StoreReader {
       this.sessionFiles.set(entry.path, file);
     }
     return file ?? undefined;
+  }
+
+  /**
+   * An underlying's contracts from the contract column file of its contracts file (see
+   * `SqlSession.contractColumns`): undefined when the partition is not one file, the Parquet file is
+   * missing or damaged (its statement then reports it), or the derived file is not there and whole.
+   */
+  contractColumns(underlying: string): ContractColumns | undefined {
+    const entries = this.current.tables.contracts.filter((entry) =>
+      inPartition(entry, { underlying }, undefined),
+    );
+    if (entries.length !== 1) return undefined;
+    const entry = entries[0]!;
+    if (this.badFooters.has(entry.path) || quickCheckSync(this.dir, 'contracts', entry) !== undefined)
+      return undefined;
+    return readContractColumns(
+      path.join(this.dir, contractColumnsPath(entry.path)),
+      entry.sha256,
+      entry.rows,
+    );
   }
 
   /** One partition's rows and the sessions they span, from the pinned manifest (see `SqlSession.extent`). */

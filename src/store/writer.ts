@@ -6,7 +6,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
+import { contractColumnsPath, writeContractColumns } from './contract-columns.js';
 import { deriveContracts } from './derived-contracts.js';
+import { derivedFileOwner } from './derived-files.js';
 import { removeGarbage, retire } from './garbage.js';
 import { type DamagedFile, deepCheck, footerCheck, quickCheck } from './integrity.js';
 import {
@@ -40,7 +42,7 @@ import {
   TABLES,
   type TableName,
 } from './schema.js';
-import { hasSessionColumns, sessionColumnsOwner, sessionColumnsPath } from './session-columns.js';
+import { hasSessionColumns, sessionColumnsPath } from './session-columns.js';
 import { sessionColumnsTemp, writeSessionColumns } from './session-columns-write.js';
 import { quoteIdentifier as q, quoteLiteral, SqlSession } from './sql.js';
 
@@ -409,8 +411,8 @@ export class WriteTransaction {
     ]);
     for (const file of this.written) {
       const rel = path.relative(this.dir, file).split(path.sep).join('/');
-      // A session column file goes with its Parquet file.
-      if (!kept.has(sessionColumnsOwner(rel) ?? rel)) await fs.rm(file, { force: true }).catch(() => {});
+      // A derived file goes with its Parquet file.
+      if (!kept.has(derivedFileOwner(rel) ?? rel)) await fs.rm(file, { force: true }).catch(() => {});
     }
     this.written.clear();
   }
@@ -598,6 +600,13 @@ export class WriteTransaction {
       this.written.add(sessionColumnsTemp(sessionColumnsPath(abs)));
       // Every file kept here was written sorted by TABLE_SORT: session, then option symbol.
       await writeSessionColumns(sql, table, abs, sha256, true);
+    }
+    if (table === 'contracts') {
+      // The same for an underlying's contracts: its contract table is then one read of a file.
+      const abs = path.join(dirAbs, name);
+      this.written.add(contractColumnsPath(abs));
+      this.written.add(sessionColumnsTemp(contractColumnsPath(abs)));
+      await writeContractColumns(sql, abs, sha256, sessionColumnsTemp);
     }
     return entry;
   }

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { contractColumnsPath } from '../../src/store/contract-columns.js';
 import { GARBAGE_GRACE_MS } from '../../src/store/garbage.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { sessionColumnsPath } from '../../src/store/session-columns.js';
@@ -73,5 +74,23 @@ describe('garbage collection', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it("removes a contract column file with its Parquet file, and keeps a live one's", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-garbage-'));
+    dirs.push(dir);
+    await ingest(dir, 0);
+    const [live] = (await readManifest(dir))!.tables.contracts;
+    const kept = contractColumnsPath(path.join(dir, live!.path));
+    await expect(fs.access(kept)).resolves.toBeUndefined();
+    // One whose Parquet file no manifest lists (a crashed writer's), written long before the grace.
+    const orphan = path.join(path.dirname(kept), `${'0'.repeat(32)}.contracts`);
+    await fs.writeFile(orphan, 'left behind');
+    const longAgo = new Date(T0 - 2 * GARBAGE_GRACE_MS);
+    await fs.utimes(orphan, longAgo, longAgo);
+    await fs.utimes(kept, longAgo, longAgo);
+    await ingest(dir, 1);
+    await expect(fs.access(orphan)).rejects.toThrow();
+    await expect(fs.access(kept)).resolves.toBeUndefined();
   });
 });

@@ -24,7 +24,7 @@ import {
 import { StoreCache } from '../../src/store/cache.js';
 import { readManifest } from '../../src/store/manifest.js';
 import { SessionColumnsFile, sessionColumnsPath } from '../../src/store/session-columns.js';
-import { repairSessionColumns } from '../../src/store/session-columns-repair.js';
+import { repairDerivedFiles } from '../../src/store/session-columns-repair.js';
 import { rowsInSymbolOrder } from '../../src/store/session-columns-write.js';
 import { SqlSession } from '../../src/store/sql.js';
 import { StoreReader } from '../../src/store/store.js';
@@ -105,12 +105,12 @@ describe('sessions in symbol order', () => {
       await withoutOrderRecorded(sessionColumnsPath(second!.abs));
       expect(second!.open()?.symbolOrderRecorded).toBe(false);
       expect(second!.open()?.inSymbolOrder).toBe(false);
-      expect(await repairSessionColumns(copy)).toBe(2);
+      expect(await repairDerivedFiles(copy)).toEqual({ sessionColumns: 2, contractColumns: 0 });
       for (const file of [first!, second!]) {
         expect(file.open()?.inSymbolOrder, file.abs).toBe(true);
         expect(file.open()?.symbolOrderRecorded, file.abs).toBe(true);
       }
-      expect(await repairSessionColumns(copy)).toBe(0);
+      expect(await repairDerivedFiles(copy)).toEqual({ sessionColumns: 0, contractColumns: 0 });
     } finally {
       await fs.rm(copy, { recursive: true, force: true });
     }

@@ -74,9 +74,7 @@ export async function loadContracts(
   const high = dates === undefined ? Number.POSITIVE_INFINITY : dayNumberOfIso(dates.high);
   // One date's contracts lie in a range of symbols per root: a few hundred looked at, not the whole table.
   const ranges =
-    scope.expiration === undefined
-      ? [[0, table.symbols.length] as const]
-      : contractRanges(table, scope.expiration);
+    scope.expiration === undefined ? [[0, table.count] as const] : contractRanges(table, scope.expiration);
   const picked: number[] = [];
   // In symbol order: the ranges are disjoint and ascending.
   for (const [from, to] of ranges) {
@@ -96,7 +94,7 @@ export async function loadContracts(
   if (table.keys !== undefined) {
     const index = table.keys;
     const hashOf = gathered(table.hashes, global);
-    keys = blockNumbering(index, global, table.symbols.length, hashOf);
+    keys = blockNumbering(index, global, table.count, hashOf);
     order = symbolOrderOf((key) => index.get(key), global);
   }
   const firstTradedDay = gathered(table.firstTradedDay, picked);

@@ -4,9 +4,14 @@
  * library's contract look-ups all read their contracts from here.
  */
 import type { StoreCache } from '../../store/cache.js';
+import {
+  CONTRACT_FLAGS,
+  CONTRACT_NUMBER_COLUMNS,
+  CONTRACT_NUMBER_READS,
+  type ContractNumberColumn,
+} from '../../store/contract-columns.js';
 import type { SqlSession } from '../../store/sql.js';
 import { gathered } from './block-columns.js';
-import { dayNumberSql, SYMBOL_KEY } from './block-sql.js';
 import { isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
 import type { SnapshotRow } from './snapshot-sql.js';
@@ -19,7 +24,10 @@ import { indexInOrder } from './sorted-search.js';
  */
 export type ContractTable = {
   readonly underlying: string;
-  readonly symbols: readonly string[];
+  /** How many contracts it holds. */
+  readonly count: number;
+  /** Contract `index`'s option symbol (made on asking: a block needs a few thousand of a hundred thousand). */
+  readonly symbolAt: (index: number) => string;
   /** Per contract: its root's index in `roots`. */
   readonly root: Uint16Array;
   readonly roots: readonly string[];
@@ -27,7 +35,7 @@ export type ContractTable = {
   readonly expirationTime: Float64Array;
   readonly strike: Float64Array;
   readonly firstTradedDay: Float64Array;
-  /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard. */
+  /** Bits: call, AM-settled, monthly, weekly, quarterly, nonstandard (`CONTRACT_FLAGS`). */
   readonly flags: Float64Array;
   /** Contract index by the 53-bit hash of its symbol; undefined when two symbols share one. */
   readonly keys: KeyIndex | undefined;
@@ -36,21 +44,7 @@ export type ContractTable = {
   readonly bytes: number;
 };
 
-const CALL = 1;
-const AM = 2;
-const MONTHLY = 4;
-const WEEKLY = 8;
-const QUARTERLY = 16;
-const NONSTANDARD = 32;
-/** The bits of `ContractTable.flags`, by name. */
-export const CONTRACT_FLAGS = {
-  call: CALL,
-  am: AM,
-  monthly: MONTHLY,
-  weekly: WEEKLY,
-  quarterly: QUARTERLY,
-  nonstandard: NONSTANDARD,
-} as const;
+export { CONTRACT_FLAGS };
 
 /** A contract of the block, with the columns every one of its rows shares. */
 export type Contract = Omit<
@@ -76,26 +70,25 @@ export type Contract = Omit<
 
 /** Contract `symbol`'s index in the table (its symbols are sorted), or -1. */
 export function indexOfContract(table: ContractTable, symbol: string): number {
-  const { symbols } = table;
-  return indexInOrder(symbols.length, (i) => symbols[i]!, symbol);
+  return indexInOrder(table.count, table.symbolAt, symbol);
 }
 
 /** Contract `index` of an underlying's contract table, its flags and day numbers made into its terms. */
 export function contractAt(table: ContractTable, index: number): Contract {
   const flags = table.flags[index]!;
   return {
-    option_symbol: table.symbols[index]!,
+    option_symbol: table.symbolAt(index),
     underlying: table.underlying,
     root: table.roots[table.root[index]!]!,
     expiration: isoDateOfDay(table.expirationDay[index]!),
     expiration_time: table.expirationTime[index]!,
-    side: flags & CALL ? 'call' : 'put',
+    side: flags & CONTRACT_FLAGS.call ? 'call' : 'put',
     strike: table.strike[index]!,
-    settlement: flags & AM ? 'AM' : 'PM',
-    monthly: (flags & MONTHLY) !== 0,
-    weekly: (flags & WEEKLY) !== 0,
-    quarterly: (flags & QUARTERLY) !== 0,
-    nonstandard: (flags & NONSTANDARD) !== 0,
+    settlement: flags & CONTRACT_FLAGS.am ? 'AM' : 'PM',
+    monthly: (flags & CONTRACT_FLAGS.monthly) !== 0,
+    weekly: (flags & CONTRACT_FLAGS.weekly) !== 0,
+    quarterly: (flags & CONTRACT_FLAGS.quarterly) !== 0,
+    nonstandard: (flags & CONTRACT_FLAGS.nonstandard) !== 0,
     first_traded: isoDateOfDay(table.firstTradedDay[index]!),
   };
 }
@@ -161,22 +154,34 @@ export function contractTable(
   );
 }
 
+/**
+ * The underlying's contracts: from its contract column file when the store has one (a read of its bytes,
+ * the symbols cut from one text only when asked for), else by a statement over its contracts file.
+ */
 async function readContractTable(sql: SqlSession, underlying: string): Promise<ContractTable> {
+  const filed = sql.contractColumns(underlying);
+  if (filed !== undefined) {
+    const { symbolText, symbolEnds } = filed;
+    return {
+      underlying,
+      count: filed.count,
+      symbolAt: (index) => symbolText.slice(index === 0 ? 0 : symbolEnds[index - 1]!, symbolEnds[index]!),
+      root: filed.root,
+      roots: filed.roots,
+      expirationDay: filed.expirationDay,
+      expirationTime: filed.expirationTime,
+      strike: filed.strike,
+      firstTradedDay: filed.firstTradedDay,
+      flags: filed.flags,
+      keys: KeyIndex.of(filed.hash),
+      hashes: filed.hash,
+      bytes: filed.count * CONTRACT_TABLE_BYTES,
+    };
+  }
   const from = await sql.from('contracts', { underlying });
-  const day = dayNumberSql;
-  const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${bit} ELSE 0 END`;
   const { columns } = await sql.typedColumns(
-    `SELECT ${SYMBOL_PIECES.map((piece) => piece('option_symbol')).join(', ')}, root, ${day('expiration')}, CAST(epoch_ms(expiration_time) / 1000 AS DOUBLE),
-       CAST(strike AS DOUBLE), ${day('first_traded')},
-       CAST(${[
-         flag("side = 'call'", CALL),
-         flag("settlement = 'AM'", AM),
-         flag('monthly', MONTHLY),
-         flag('weekly', WEEKLY),
-         flag('quarterly', QUARTERLY),
-         flag('nonstandard', NONSTANDARD),
-       ].join(' + ')} AS INTEGER),
-       ${SYMBOL_KEY('c')}
+    `SELECT ${SYMBOL_PIECES.map((piece) => piece('option_symbol')).join(', ')}, root,
+       ${CONTRACT_NUMBER_COLUMNS.map((name) => CONTRACT_NUMBER_READS[name]).join(', ')}
      FROM ${from} c WHERE c.underlying = $underlying`,
     { underlying },
   );
@@ -185,9 +190,9 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
   inSymbolOrder(read);
   const symbols = (read[0] ?? []) as string[];
   const rootTexts = (read[1] ?? []) as string[];
-  const [expirationDay, expirationTime, strike, firstTradedDay, flags, hashes] = read
-    .slice(2)
-    .map((column) => column as Float64Array);
+  const numbers = Object.fromEntries(
+    CONTRACT_NUMBER_COLUMNS.map((name, c) => [name, (read[2 + c] as Float64Array) ?? new Float64Array(0)]),
+  ) as Record<ContractNumberColumn, Float64Array>;
   const roots: string[] = [];
   const rootIndex = new Map<string, number>();
   const root = new Uint16Array(symbols.length);
@@ -201,16 +206,17 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
   });
   return {
     underlying,
-    symbols,
+    count: symbols.length,
+    symbolAt: (index) => symbols[index]!,
     root,
     roots,
-    expirationDay: expirationDay ?? new Float64Array(0),
-    expirationTime: expirationTime ?? new Float64Array(0),
-    strike: strike ?? new Float64Array(0),
-    firstTradedDay: firstTradedDay ?? new Float64Array(0),
-    flags: flags ?? new Float64Array(0),
-    keys: KeyIndex.of(hashes ?? new Float64Array(0)),
-    hashes: hashes ?? new Float64Array(0),
+    expirationDay: numbers.expirationDay,
+    expirationTime: numbers.expirationTime,
+    strike: numbers.strike,
+    firstTradedDay: numbers.firstTradedDay,
+    flags: numbers.flags,
+    keys: KeyIndex.of(numbers.hash),
+    hashes: numbers.hash,
     bytes: symbols.length * CONTRACT_TABLE_BYTES,
   };
 }

@@ -70,8 +70,8 @@ export function rootsExpiringOn(table: ContractTable, expiration: string): strin
  * begins another's), in ascending order.
  */
 export function contractRanges(table: ContractTable, expiration: string): (readonly [number, number])[] {
-  const { symbols } = table;
-  const from = (prefix: string) => firstNot(0, symbols.length, (i) => symbols[i]! < prefix);
+  const { symbolAt } = table;
+  const from = (prefix: string) => firstNot(0, table.count, (i) => symbolAt(i) < prefix);
   return rootsExpiringOn(table, expiration)
     .map((root) => {
       const [low, high] = symbolRange(root, expiration);
@@ -120,7 +120,7 @@ function groupIndex(table: ContractTable): GroupIndex {
   const root: number[] = [];
   const expirationDay: number[] = [];
   const firstTradedDay: number[] = [];
-  for (let id = 0; id < table.symbols.length; id++) {
+  for (let id = 0; id < table.count; id++) {
     const key = groupKey(table, id);
     const at = byKey.get(key);
     if (at !== undefined) {

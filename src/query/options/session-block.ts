@@ -107,7 +107,7 @@ async function loadSession(
   const contractOf = contractLookup(table, keys);
   const sessionDay = dayNumberOfIso(session);
   // Per contract of the table: its latest quote row (-1: none yet) and its open interest row.
-  const count = table.symbols.length;
+  const count = table.count;
   const latest = new Int32Array(count).fill(-1);
   const interest = new Int32Array(count).fill(-1);
   const held: number[] = [];
@@ -312,7 +312,7 @@ function sessionSource(
       const hasInterest = !Number.isNaN(block.publishedAt[at]!);
       // Every field named, in one order: one object shape for all rows.
       return {
-        option_symbol: table.symbols[id]!,
+        option_symbol: table.symbolAt(id),
         underlying: table.underlying,
         root: group.root,
         expiration: group.expiration,
