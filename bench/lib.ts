@@ -343,6 +343,7 @@ const STORE_CODE = [
   ['src', 'store', 'session-columns.ts'],
   ['src', 'store', 'session-columns-write.ts'],
   ['src', 'store', 'contract-columns.ts'],
+  ['src', 'store', 'contract-columns-write.ts'],
   ['src', 'store', 'derived-contracts.ts'],
   ['src', 'store', 'parquet.ts'],
   ['src', 'store', 'layout.ts'],

@@ -8,7 +8,7 @@
  * Like a session column file (`session-columns.ts`), the file is derived: written at commit from the
  * Parquet file just written (`writeContractColumns`), named after it (`contractColumnsPath`), bound to its
  * content hash and row count, and removed with it; a reader uses it only when it is there and whole
- * (`readContractColumns`), and reads the Parquet file otherwise.
+ * (`readContractColumns`), and reads the Parquet file otherwise. It is written by `contract-columns-write.ts`.
  *
  * Layout (little-endian): the magic; each of `CONTRACT_NUMBER_COLUMNS` as 64-bit floats, one a contract;
  * the end offset of each contract's symbol in the symbol text (u32), padded to 8 bytes; each contract's
@@ -17,8 +17,6 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
-import { fsyncFile } from './parquet.js';
-import { quoteLiteral, type SqlSession } from './sql.js';
 
 /** The suffix that replaces a contracts Parquet file's `.parquet` in the name of its contract column file. */
 export const CONTRACT_COLUMNS_SUFFIX = '.contracts';
@@ -81,7 +79,7 @@ export type ContractColumns = {
 } & Readonly<Record<ContractNumberColumn, Float64Array>>;
 
 /** What a contract column file's trailer says. */
-type ContractColumnsHeader = {
+export type ContractColumnsHeader = {
   readonly format: typeof CONTRACT_COLUMNS_FORMAT;
   /** The content hash of the Parquet file it was made from. */
   readonly parquet: string;
@@ -104,7 +102,8 @@ export function contractColumnsOwner(filePath: string): string | undefined {
     : undefined;
 }
 
-const pad8 = (bytes: number) => (8 - (bytes % 8)) % 8;
+/** Zero bytes that pad `bytes` to a multiple of 8. */
+export const pad8 = (bytes: number) => (8 - (bytes % 8)) % 8;
 
 /** Where each part of a file of `rows` contracts and `symbolBytes` bytes of symbols begins, and where its data ends. */
 function layoutOf(rows: number, symbolBytes: number) {
@@ -118,82 +117,6 @@ function layoutOf(rows: number, symbolBytes: number) {
   const text = at;
   at += symbolBytes + pad8(symbolBytes);
   return { numbers, ends, roots, text, dataEnd: at };
-}
-
-/**
- * Writes the contract column file of the contracts Parquet file `parquetAbs` (content hash `sha256`),
- * durably, under a scratch name first (`temp`, a writer's, which garbage collection removes when a crash
- * leaves one behind); returns its absolute path, or nothing when the file cannot hold the contracts (a
- * symbol that is not ASCII, more roots than 16 bits number): readers then read the Parquet file.
- */
-export async function writeContractColumns(
-  sql: SqlSession,
-  parquetAbs: string,
-  sha256: string,
-  temp: (target: string) => string,
-): Promise<string | undefined> {
-  const { columns } = await sql.typedColumns(
-    `SELECT c.option_symbol, c.root, ${CONTRACT_NUMBER_COLUMNS.map((name) => CONTRACT_NUMBER_READS[name]).join(', ')}
-     FROM read_parquet(${quoteLiteral(parquetAbs)}) c
-     ORDER BY c.option_symbol`,
-  );
-  const symbols = columns[0] as string[];
-  const rootTexts = columns[1] as string[];
-  const numbers = columns.slice(2) as Float64Array[];
-  const rows = symbols.length;
-  const joined = symbols.join('');
-  // Latin-1 keeps one byte a character: only ASCII comes back as it went in.
-  if (!/^[\x20-\x7e]*$/.test(joined)) return undefined;
-  const text = Buffer.from(joined, 'latin1');
-  const ends = new Uint32Array(rows);
-  let end = 0;
-  for (const [i, symbol] of symbols.entries()) {
-    end += symbol.length;
-    ends[i] = end;
-  }
-  const roots: string[] = [];
-  const rootIndex = new Map<string, number>();
-  const root = new Uint16Array(rows);
-  for (const [i, name] of rootTexts.entries()) {
-    let index = rootIndex.get(name);
-    if (index === undefined) {
-      index = roots.push(name) - 1;
-      rootIndex.set(name, index);
-    }
-    root[i] = index;
-  }
-  if (roots.length > 0xffff) return undefined;
-  const parts = [
-    ...numbers.map((column) => Buffer.from(column.buffer, column.byteOffset, column.byteLength)),
-    Buffer.from(ends.buffer, 0, ends.byteLength),
-    Buffer.alloc(pad8(ends.byteLength)),
-    Buffer.from(root.buffer, 0, root.byteLength),
-    Buffer.alloc(pad8(root.byteLength)),
-    text,
-    Buffer.alloc(pad8(text.length)),
-  ];
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part);
-  const header: ContractColumnsHeader = {
-    format: CONTRACT_COLUMNS_FORMAT,
-    parquet: sha256,
-    rows,
-    roots,
-    symbolBytes: text.length,
-    data: hash.digest('hex'),
-  };
-  const trailer = Buffer.from(JSON.stringify(header), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(trailer.length, 0);
-  const target = contractColumnsPath(parquetAbs);
-  const scratch = temp(target);
-  await fs.writeFile(
-    scratch,
-    Buffer.concat([CONTRACT_COLUMNS_MAGIC, ...parts, trailer, length, CONTRACT_COLUMNS_MAGIC]),
-  );
-  await fsyncFile(scratch);
-  await fs.rename(scratch, target);
-  return target;
 }
 
 /**

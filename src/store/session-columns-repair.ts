@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { contractColumnsPath, contractColumnsState, writeContractColumns } from './contract-columns.js';
+import { contractColumnsPath, contractColumnsState } from './contract-columns.js';
+import { writeContractColumns } from './contract-columns-write.js';
 import { deepCheck, sessionColumnsState } from './integrity.js';
 import { acquireWriterLock } from './lock.js';
 import { type FileEntry, readManifest } from './manifest.js';

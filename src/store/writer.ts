@@ -6,7 +6,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { StoreError } from '../errors.js';
-import { contractColumnsPath, writeContractColumns } from './contract-columns.js';
+import { contractColumnsPath } from './contract-columns.js';
+import { writeContractColumns } from './contract-columns-write.js';
 import { deriveContracts } from './derived-contracts.js';
 import { derivedFileOwner } from './derived-files.js';
 import { removeGarbage, retire } from './garbage.js';

@@ -14,8 +14,8 @@ import {
   contractColumnsPath,
   contractColumnsState,
   readContractColumns,
-  writeContractColumns,
 } from '../../src/store/contract-columns.js';
+import { writeContractColumns } from '../../src/store/contract-columns-write.js';
 import { verifyFiles } from '../../src/store/integrity.js';
 import { type FileEntry, readManifest } from '../../src/store/manifest.js';
 import { repairDerivedFiles } from '../../src/store/session-columns-repair.js';
