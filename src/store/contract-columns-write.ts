@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import {
   CONTRACT_COLUMNS_FORMAT,
   CONTRACT_COLUMNS_MAGIC,
@@ -14,7 +15,9 @@ import {
   pad8,
 } from './contract-columns.js';
 import { fsyncFile } from './parquet.js';
+import { TABLE_PARTITIONS, TABLES } from './schema.js';
 import { quoteLiteral, type SqlSession } from './sql.js';
+import { quoteIdentifier } from './sql-text.js';
 
 /**
  * Writes the contract column file of the contracts Parquet file `parquetAbs` (content hash `sha256`),
@@ -28,9 +31,19 @@ export async function writeContractColumns(
   sha256: string,
   temp: (target: string) => string,
 ): Promise<string | undefined> {
+  // The file holds numbers in this machine's byte order, which only a little-endian reader reads.
+  if (os.endianness() !== 'LE') return undefined;
+  // The file's columns as the store's schema types them, as a reader's view casts them (a file of an
+  // earlier writer, repaired, may hold another physical type), so both reads make the same numbers.
+  const typed = TABLES.contracts
+    .filter((column) => !TABLE_PARTITIONS.contracts.includes(column.name))
+    .map(
+      (column) =>
+        `CAST(${quoteIdentifier(column.name)} AS ${column.type}) AS ${quoteIdentifier(column.name)}`,
+    );
   const { columns } = await sql.typedColumns(
     `SELECT c.option_symbol, c.root, ${CONTRACT_NUMBER_COLUMNS.map((name) => CONTRACT_NUMBER_READS[name]).join(', ')}
-     FROM read_parquet(${quoteLiteral(parquetAbs)}) c
+     FROM (SELECT ${typed.join(', ')} FROM read_parquet(${quoteLiteral(parquetAbs)})) c
      ORDER BY c.option_symbol`,
   );
   const symbols = columns[0] as string[];

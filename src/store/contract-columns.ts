@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
 
 /** The suffix that replaces a contracts Parquet file's `.parquet` in the name of its contract column file. */
 export const CONTRACT_COLUMNS_SUFFIX = '.contracts';
@@ -129,6 +130,8 @@ export function readContractColumns(
   sha256: string,
   rows: number,
 ): ContractColumns | undefined {
+  // The numbers are in the writer's byte order, little-endian: a big-endian machine reads through DuckDB.
+  if (os.endianness() !== 'LE') return undefined;
   let bytes: Buffer;
   try {
     bytes = readFileSync(filePath);

@@ -400,6 +400,7 @@ export class StoreReader {
     const entry = entries[0]!;
     if (this.badFooters.has(entry.path) || quickCheckSync(this.dir, 'contracts', entry) !== undefined)
       return undefined;
+    if (this.footerOf(entry).facts.problem !== undefined) return undefined;
     return readContractColumns(
       path.join(this.dir, contractColumnsPath(entry.path)),
       entry.sha256,

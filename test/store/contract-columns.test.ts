@@ -174,6 +174,31 @@ describe('contract column files', () => {
     }
   });
 
+  it('never answer for a contracts file missing or whose footer is damaged: the read fails naming it', async () => {
+    const entry = await contractsEntry(sample, 'AAPL');
+    const parquet = path.join(sample, entry.path);
+    const original = await fs.readFile(parquet);
+    // Its footer's last bytes before the closing magic changed: the same size, a footer no reader can walk.
+    const footerless = Buffer.from(original);
+    for (let i = footerless.length - 40; i < footerless.length - 8; i++) footerless[i] = 0xff;
+    try {
+      for (const [damage, make] of [
+        ['missing', () => fs.rm(parquet)],
+        ['footer damaged', () => fs.writeFile(parquet, footerless)],
+      ] as const) {
+        await make();
+        const reader = await StoreReader.open(sample);
+        try {
+          await expect(tableOf(reader, 'AAPL'), damage).rejects.toThrow(entry.path);
+        } finally {
+          reader.close();
+        }
+      }
+    } finally {
+      await fs.writeFile(parquet, original);
+    }
+  });
+
   it('are checked by verify, and written again by a repair, byte for byte', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-contract-columns-repair-'));
     try {

@@ -165,6 +165,8 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     return {
       underlying,
       count: filed.count,
+      // A symbol cut from the text keeps the text (some 2.5 MB for 121,000 contracts) alive while an
+      // answer holds it: one per underlying's table, against a string made for each of its contracts.
       symbolAt: (index) => symbolText.slice(index === 0 ? 0 : symbolEnds[index - 1]!, symbolEnds[index]!),
       root: filed.root,
       roots: filed.roots,
