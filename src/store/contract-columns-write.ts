@@ -13,6 +13,7 @@ import {
   type ContractColumnsHeader,
   contractColumnsPath,
   pad8,
+  rootIndices,
 } from './contract-columns.js';
 import { fsyncFile } from './parquet.js';
 import { TABLE_PARTITIONS, TABLES } from './schema.js';
@@ -60,17 +61,7 @@ export async function writeContractColumns(
     end += symbol.length;
     ends[i] = end;
   }
-  const roots: string[] = [];
-  const rootIndex = new Map<string, number>();
-  const root = new Uint16Array(rows);
-  for (const [i, name] of rootTexts.entries()) {
-    let index = rootIndex.get(name);
-    if (index === undefined) {
-      index = roots.push(name) - 1;
-      rootIndex.set(name, index);
-    }
-    root[i] = index;
-  }
+  const { roots, root } = rootIndices(rootTexts);
   if (roots.length > 0xffff) return undefined;
   const parts = [
     ...numbers.map((column) => Buffer.from(column.buffer, column.byteOffset, column.byteLength)),

@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { derivedOwner, derivedPath } from './derived-path.js';
 
 /** The suffix that replaces a contracts Parquet file's `.parquet` in the name of its contract column file. */
 export const CONTRACT_COLUMNS_SUFFIX = '.contracts';
@@ -79,6 +80,22 @@ export type ContractColumns = {
   readonly root: Uint16Array;
 } & Readonly<Record<ContractNumberColumn, Float64Array>>;
 
+/** Each contract's root as an index into the distinct roots, in the order they first appear. */
+export function rootIndices(rootTexts: readonly string[]): { roots: string[]; root: Uint16Array } {
+  const roots: string[] = [];
+  const indexOf = new Map<string, number>();
+  const root = new Uint16Array(rootTexts.length);
+  for (const [i, name] of rootTexts.entries()) {
+    let index = indexOf.get(name);
+    if (index === undefined) {
+      index = roots.push(name) - 1;
+      indexOf.set(name, index);
+    }
+    root[i] = index;
+  }
+  return { roots, root };
+}
+
 /** What a contract column file's trailer says. */
 export type ContractColumnsHeader = {
   readonly format: typeof CONTRACT_COLUMNS_FORMAT;
@@ -93,14 +110,12 @@ export type ContractColumnsHeader = {
 
 /** The contract column file of the Parquet file at `parquetPath` (relative or absolute). */
 export function contractColumnsPath(parquetPath: string): string {
-  return `${parquetPath.replace(/\.parquet$/, '')}${CONTRACT_COLUMNS_SUFFIX}`;
+  return derivedPath(parquetPath, CONTRACT_COLUMNS_SUFFIX);
 }
 
 /** The Parquet file whose contract column file is at `filePath`; undefined when it is not one. */
 export function contractColumnsOwner(filePath: string): string | undefined {
-  return filePath.endsWith(CONTRACT_COLUMNS_SUFFIX)
-    ? `${filePath.slice(0, -CONTRACT_COLUMNS_SUFFIX.length)}.parquet`
-    : undefined;
+  return derivedOwner(filePath, CONTRACT_COLUMNS_SUFFIX);
 }
 
 /** Zero bytes that pad `bytes` to a multiple of 8. */

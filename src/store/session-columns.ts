@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, promises as fs, fstatSync, openSync, readSync } from 'node:fs';
 import { StoreError } from '../errors.js';
+import { derivedOwner, derivedPath } from './derived-path.js';
 import type { TableName } from './schema.js';
 
 /** One session's rows of a partition in a session column file: `rows` rows of day `day` (days since 1970-01-01). */
@@ -89,14 +90,12 @@ export function hasSessionColumns(table: TableName): table is SessionColumnsTabl
 
 /** The session column file of the Parquet file at `parquetPath` (relative or absolute). */
 export function sessionColumnsPath(parquetPath: string): string {
-  return `${parquetPath.replace(/\.parquet$/, '')}${SESSION_COLUMNS_SUFFIX}`;
+  return derivedPath(parquetPath, SESSION_COLUMNS_SUFFIX);
 }
 
 /** The Parquet file a session column file belongs to, or undefined when `filePath` is not one. */
 export function sessionColumnsOwner(filePath: string): string | undefined {
-  return filePath.endsWith(SESSION_COLUMNS_SUFFIX)
-    ? `${filePath.slice(0, -SESSION_COLUMNS_SUFFIX.length)}.parquet`
-    : undefined;
+  return derivedOwner(filePath, SESSION_COLUMNS_SUFFIX);
 }
 
 /** What a session column file's trailer says. */

@@ -9,6 +9,7 @@ import {
   CONTRACT_NUMBER_COLUMNS,
   CONTRACT_NUMBER_READS,
   type ContractNumberColumn,
+  rootIndices,
 } from '../../store/contract-columns.js';
 import type { SqlSession } from '../../store/sql.js';
 import { gathered } from './block-columns.js';
@@ -195,17 +196,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
   const numbers = Object.fromEntries(
     CONTRACT_NUMBER_COLUMNS.map((name, c) => [name, (read[2 + c] as Float64Array) ?? new Float64Array(0)]),
   ) as Record<ContractNumberColumn, Float64Array>;
-  const roots: string[] = [];
-  const rootIndex = new Map<string, number>();
-  const root = new Uint16Array(symbols.length);
-  rootTexts.forEach((text, i) => {
-    let index = rootIndex.get(text);
-    if (index === undefined) {
-      index = roots.push(text) - 1;
-      rootIndex.set(text, index);
-    }
-    root[i] = index;
-  });
+  const { roots, root } = rootIndices(rootTexts);
   return {
     underlying,
     count: symbols.length,
