@@ -30,7 +30,8 @@ export function registerVerify(program: Command): void {
         'numeric columns, written at commit), from which a session is read with no query; each contracts',
         "file has a contract column file, from which an underlying's contracts are read the same way. A",
         'store written before they existed, or one that lost them, still answers alike, reading through',
-        "DuckDB; --repair writes them (holding the store's writer lock, so not while an ingest runs).",
+        'DuckDB; --repair writes them, and those of an earlier format that lack what later ones record',
+        "(holding the store's writer lock, so not while an ingest runs).",
         examplesHelp([
           'pitchain verify --store data/sample',
           'pitchain verify --store my-store --repair --json',

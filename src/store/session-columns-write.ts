@@ -71,6 +71,7 @@ export async function writeSessionColumns(
   const { session, columns } = SESSION_COLUMN_READS[table];
   const reads = columns as Readonly<Record<string, string>>;
   const names = Object.keys(reads);
+  const keyColumn = names.indexOf('key');
   const source = `read_parquet(${quoteLiteral(parquetAbs)})`;
   const day = `CAST("${session}" - DATE '1970-01-01' AS INTEGER)`;
   const counts = await sql.all<{ day: number; rows: number }>(
@@ -81,6 +82,7 @@ export async function writeSessionColumns(
   const handle = await fs.open(temp, 'w');
   const hash = createHash('sha256');
   const sessions: SessionColumnsHeader['sessions'][number][] = [];
+  const keySessions = new KeySessionsBuilder(counts.length);
   let written = 0;
   let inOrder = true;
   const write = async (bytes: Uint8Array) => {
@@ -115,6 +117,7 @@ export async function writeSessionColumns(
         // The file's own order (read_parquet keeps it): a session's rows must be consecutive.
         for (let i = row; i < row + sessionRows; i++) if (days[i] !== sessionDay) inOrder = false;
         if (!inOrder) break;
+        keySessions.add(values[keyColumn]!, row, row + sessionRows, s);
         const scales = values.map((column) => encodingOf(column, row, row + sessionRows));
         for (const [c, column] of values.entries()) {
           await put(encoded(column, row, row + sessionRows, scales[c]!));
@@ -125,6 +128,9 @@ export async function writeSessionColumns(
       at = end;
     }
     if (inOrder) {
+      const section = keySessions.build();
+      const keysAt = written;
+      for (const bytes of section.bytes) await put(bytes);
       const header: SessionColumnsHeader = {
         format: SESSION_COLUMNS_FORMAT,
         parquet: sha256,
@@ -133,6 +139,7 @@ export async function writeSessionColumns(
         sessions,
         sha256: hash.digest('hex'),
         symbolOrder,
+        keySessions: { offset: keysAt, keys: section.keys, words: section.words },
       };
       const text = Buffer.from(JSON.stringify(header), 'utf8');
       const length = Buffer.alloc(4);
@@ -151,6 +158,59 @@ export async function writeSessionColumns(
   await fsyncFile(temp);
   await fs.rename(temp, target);
   return target;
+}
+
+/**
+ * The key sessions section (`SessionColumnsHeader.keySessions`) of a file being written: per key, a bit per
+ * session (in file order) it has rows in.
+ */
+class KeySessionsBuilder {
+  /** Each key's number, in the order first met. */
+  private readonly numbers = new Map<number, number>();
+  private bits = new Uint32Array(0);
+  readonly words: number;
+
+  constructor(sessions: number) {
+    this.words = Math.ceil(sessions / 32);
+  }
+
+  /** Notes the keys of a session's rows `keys[from…to)`, session `session` of the file. */
+  add(keys: Float64Array, from: number, to: number, session: number): void {
+    const word = session >>> 5;
+    const bit = 1 << (session & 31);
+    let previous = Number.NaN;
+    for (let i = from; i < to; i++) {
+      const key = keys[i]!;
+      if (key === previous) continue; // a contract's rows of a session lie together
+      previous = key;
+      let number = this.numbers.get(key);
+      if (number === undefined) {
+        number = this.numbers.size;
+        this.numbers.set(key, number);
+        if ((number + 1) * this.words > this.bits.length) {
+          const grown = new Uint32Array(Math.max(2 * this.bits.length, 1024 * this.words));
+          grown.set(this.bits);
+          this.bits = grown;
+        }
+      }
+      this.bits[number * this.words + word]! |= bit;
+    }
+  }
+
+  /** The section's bytes: the keys ascending as doubles, then each key's words of bits, padded to 8. */
+  build(): { bytes: Uint8Array[]; keys: number; words: number } {
+    const keys = Float64Array.from(this.numbers.keys()).sort();
+    const bits = new Uint32Array(pad8(keys.length * this.words * 4) / 4);
+    for (const [k, key] of keys.entries()) {
+      const number = this.numbers.get(key)!;
+      bits.set(this.bits.subarray(number * this.words, (number + 1) * this.words), k * this.words);
+    }
+    return {
+      bytes: [new Uint8Array(keys.buffer), new Uint8Array(bits.buffer)],
+      keys: keys.length,
+      words: this.words,
+    };
+  }
 }
 
 /**

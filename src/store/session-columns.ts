@@ -16,6 +16,11 @@
  * price); or nothing, when all are NULL (a vendor without Greeks). Each column's values padded to 8 bytes; then the trailer, a JSON header, its byte length (u32) and the
  * magic again. The header names the columns, the Parquet file's hash, and each session's day number, rows
  * and scales, from which every column's offset follows.
+ *
+ * After the sessions, the key sessions section: the file's distinct keys ascending (64-bit floats), then per
+ * key, in the same order, a bit per session of the file (in file order; `words` 32-bit words a key) set
+ * when the key has rows in it. A look back for a few contracts' latest rows reads it to go straight to the
+ * session that holds each one, where walking the sessions back would search every one of them.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, promises as fs, fstatSync, openSync, readSync } from 'node:fs';
@@ -122,7 +127,26 @@ export type SessionColumnsHeader = {
    * file written before it was recorded: its rows are all looked at, and `--repair` writes it again.
    */
   readonly symbolOrder?: boolean;
+  /**
+   * Where the key sessions section starts, and its keys and words a key. Absent in a file written before
+   * it was: a look back then searches session by session, and `--repair` writes the file again.
+   */
+  readonly keySessions?: { readonly offset: number; readonly keys: number; readonly words: number };
 };
+
+/** A file's key sessions section, read (see the file layout). */
+export type KeySessions = {
+  /** The file's keys, ascending. */
+  readonly keys: Float64Array;
+  /** Per key, `words` words of bits: bit `s` is set when the key has rows in the file's session `s`. */
+  readonly bits: Uint32Array;
+  readonly words: number;
+};
+
+/** The bytes the key sessions section of `keys` keys and `words` words a key takes. */
+export function keySessionsBytes(keys: number, words: number): number {
+  return keys * 8 + pad8(keys * words * 4);
+}
 
 /** A column's encoding in a session: 64-bit floats. */
 export const DOUBLES = -1;
@@ -160,6 +184,7 @@ export class SessionColumnsFile {
   private readonly places = new Map<number, SessionPlace>();
   /** The sessions' day numbers in file order, and each column's place in a session (asked per request). */
   private readonly dayNumbers: readonly number[];
+  private readonly indexOfDay: ReadonlyMap<number, number>;
   private readonly columnIndex: ReadonlyMap<string, number>;
 
   private constructor(
@@ -176,6 +201,7 @@ export class SessionColumnsFile {
       this.places.set(session.day, { rows: session.rows, offsets, scales: session.scales });
     }
     this.dayNumbers = header.sessions.map((session) => session.day);
+    this.indexOfDay = new Map(this.dayNumbers.map((day, s) => [day, s]));
     this.columnIndex = new Map(header.columns.map((name, c) => [name, c]));
   }
 
@@ -189,9 +215,35 @@ export class SessionColumnsFile {
     return this.header.symbolOrder === true;
   }
 
-  /** Whether the file says whether its sessions are in symbol order (one written before it does not). */
-  get symbolOrderRecorded(): boolean {
-    return this.header.symbolOrder !== undefined;
+  /**
+   * Whether the file is of the current writer: it says whether its sessions are in symbol order, and it
+   * has the key sessions section (a file written before either does not; `--repair` writes it again).
+   */
+  get current(): boolean {
+    return this.header.symbolOrder !== undefined && this.header.keySessions !== undefined;
+  }
+
+  /**
+   * The file's key sessions section, or undefined when it has none (one written before it was). Read
+   * each time it is asked: a look back asks it once a file, and a store's files' sections together would
+   * be too much to keep.
+   */
+  keySessions(fd: number): KeySessions | undefined {
+    const section = this.header.keySessions;
+    if (section === undefined) return undefined;
+    const { offset, keys, words } = section;
+    const bytes = new Uint8Array(keySessionsBytes(keys, words));
+    readWhole(fd, bytes, offset, this.path);
+    return {
+      keys: new Float64Array(bytes.buffer, 0, keys),
+      bits: new Uint32Array(bytes.buffer, keys * 8, keys * words),
+      words,
+    };
+  }
+
+  /** The position in the file of session `day` (undefined when it has none): its bit in `KeySessions`. */
+  sessionIndex(day: number): number | undefined {
+    return this.indexOfDay.get(day);
   }
 
   /**
@@ -239,11 +291,20 @@ export class SessionColumnsFile {
     }
   }
 
-  private dataEnd(): number {
+  /** Where the data ends (the trailer begins): after the sessions, and the key sessions section if any. */
+  private dataEnd(): number | undefined {
     const last = this.header.sessions.at(-1);
-    if (last === undefined) return SESSION_COLUMNS_MAGIC.length;
-    const place = this.places.get(last.day)!;
-    return place.offsets.at(-1)! + encodedBytes(place.rows, place.scales.at(-1)!);
+    let end = SESSION_COLUMNS_MAGIC.length;
+    if (last !== undefined) {
+      const place = this.places.get(last.day)!;
+      end = place.offsets.at(-1)! + encodedBytes(place.rows, place.scales.at(-1)!);
+    }
+    const section = this.header.keySessions;
+    if (section === undefined) return end;
+    // The section follows the sessions, with a word of bits a key for each 32 sessions.
+    if (section.offset !== end || section.words !== Math.ceil(this.header.sessions.length / 32))
+      return undefined;
+    return end + keySessionsBytes(section.keys, section.words);
   }
 
   /** The day numbers of the sessions the file holds, ascending. */
@@ -387,6 +448,14 @@ function scratchBytes(count: number): Uint8Array {
   return bytesBuffer.subarray(0, count);
 }
 
+/** Whether a header's `keySessions` is absent or well formed (where it lies is checked against the data). */
+function validKeySessions(section: unknown): boolean {
+  if (section === undefined) return true;
+  if (typeof section !== 'object' || section === null) return false;
+  const { offset, keys, words } = section as Record<string, unknown>;
+  return [offset, keys, words].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+}
+
 /** A trailer's JSON as a header, or undefined when it is not one of this format. */
 function parseHeader(text: string): SessionColumnsHeader | undefined {
   let value: unknown;
@@ -406,7 +475,8 @@ function parseHeader(text: string): SessionColumnsHeader | undefined {
     !Array.isArray(header.columns) ||
     !header.columns.every((name) => typeof name === 'string') ||
     !Array.isArray(header.sessions) ||
-    (header.symbolOrder !== undefined && typeof header.symbolOrder !== 'boolean')
+    (header.symbolOrder !== undefined && typeof header.symbolOrder !== 'boolean') ||
+    !validKeySessions(header.keySessions)
   ) {
     return undefined;
   }

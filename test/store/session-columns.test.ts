@@ -4,6 +4,8 @@
  * Parquet files does; a file that is not whole or not its Parquet file's is passed over for DuckDB, and
  * a missing Parquet file is reported as it always was.
  */
+import { createHash } from 'node:crypto';
+import { closeSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +81,26 @@ describe('session column files', () => {
       expect(
         SessionColumnsFile.open(sessionColumnsPath(file.abs), file.sha256, file.rows + 1),
       ).toBeUndefined();
+      // The key sessions section: each key's bit set in exactly the sessions it has rows in.
+      const fd = columns!.openForReading();
+      try {
+        const section = columns!.keySessions(fd)!;
+        expect(Array.from(section.keys)).toEqual(Array.from(section.keys).sort((a, b) => a - b));
+        const held = new Set<number>();
+        for (const [s, day] of columns!.days().entries()) {
+          const keys = new Float64Array(columns!.rowsOf(day));
+          columns!.readInto(day, 'key', 0, keys.length, keys, 0, fd);
+          const inSession = new Set(keys);
+          for (const [k, key] of section.keys.entries()) {
+            const bit = (section.bits[k * section.words + (s >>> 5)]! >>> (s & 31)) & 1;
+            expect(bit, `${file.path} day ${day} key ${key}`).toBe(inSession.has(key) ? 1 : 0);
+          }
+          for (const key of inSession) held.add(key);
+        }
+        expect(section.keys.length).toBe(held.size);
+      } finally {
+        closeSync(fd);
+      }
     }
   });
 
@@ -273,6 +295,33 @@ describe('session column files', () => {
   });
 });
 
+/**
+ * A copy of the store in `storeDir` whose session column files are as a writer before the key sessions
+ * section wrote them: the section cut out, the trailer without it, the data's hash made again.
+ */
+async function withoutKeySessions(storeDir: string): Promise<string> {
+  const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-no-key-sessions-'));
+  await fs.cp(storeDir, copy, { recursive: true });
+  const manifest = (await readManifest(copy))!;
+  for (const entry of [...manifest.tables.option_quotes, ...manifest.tables.open_interest]) {
+    const file = sessionColumnsPath(path.join(copy, entry.path));
+    const bytes = await fs.readFile(file);
+    const length = bytes.readUInt32LE(bytes.length - 12);
+    const start = bytes.length - 12 - length;
+    const header = JSON.parse(bytes.subarray(start, start + length).toString('utf8'));
+    const data = bytes.subarray(0, header.keySessions.offset);
+    delete header.keySessions;
+    header.sha256 = createHash('sha256').update(data).digest('hex');
+    const text = Buffer.from(JSON.stringify(header), 'utf8');
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(text.length);
+    await fs.writeFile(file, Buffer.concat([data, text, size, bytes.subarray(-8)]));
+    expect(await SessionColumnsFile.intact(file)).toBe(true);
+    expect(SessionColumnsFile.open(file, entry.sha256, entry.rows)?.current).toBe(false);
+  }
+  return copy;
+}
+
 describe('loop blocks read from session column files', () => {
   /** A contract quoted once, early, then never again: a loop's blocks carry its one snapshot. */
   const ONCE = 'XYZ210416C00900000';
@@ -304,14 +353,18 @@ describe('loop blocks read from session column files', () => {
   });
 
   // Read through DuckDB too: the blocks must answer alike either way. (A contract with no open interest
-  // at all was once given the row before its own: another contract's, published after the as-of.)
-  it.each([
-    [true, 'from the files'],
-    [false, 'through DuckDB'],
+  // at all was once given the row before its own: another contract's, published after the as-of.) Files
+  // of an earlier writer, without the key sessions section, are searched session by session.
+  it.each<[read: 'files' | 'walked' | 'duckdb', label: string]>([
+    ['files', 'from the files'],
+    ['walked', 'from files without key sessions'],
+    ['duckdb', 'through DuckDB'],
   ])(
     'answer every instant of a loop as the query does, carrying a contract quoted once long before (%s, %s)',
-    async (sessionColumns) => {
-      const reader = await StoreReader.open(loopDir, { sessionColumns });
+    async (read) => {
+      const storeDir = read === 'walked' ? await withoutKeySessions(loopDir) : loopDir;
+      const reader = await StoreReader.open(storeDir, { sessionColumns: read !== 'duckdb' });
+      const sections = vi.spyOn(SessionColumnsFile.prototype, 'keySessions');
       try {
         const sessions = sessionsBetween('2021-03-15', '2021-04-15');
         const cache = new StoreCache(() => reader.dataVersion, { loopWindowRows: Number.POSITIVE_INFINITY });
@@ -334,8 +387,14 @@ describe('loop blocks read from session column files', () => {
         }
         expect(fromBlock).toBeGreaterThan(sessions.length * 3);
         expect(carriedSeen).toBeGreaterThan(sessions.length);
+        // The look back for the contract went straight to its session by the files' sections.
+        const answered = sections.mock.results.filter((result) => result.value !== undefined).length;
+        if (read === 'files') expect(answered).toBeGreaterThan(0);
+        else expect(answered).toBe(0);
       } finally {
+        sections.mockRestore();
         reader.close();
+        if (storeDir !== loopDir) await fs.rm(storeDir, { recursive: true, force: true });
       }
     },
     120_000,

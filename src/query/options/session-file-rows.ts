@@ -393,13 +393,25 @@ export function latestByKey(
   let total = 0;
   const filter = keyFilter(keyOf);
   withFiles((fdOf) => {
-    for (let p = parts.length - 1; p >= 0 && left > 0; p--) {
-      const part = parts[p]!;
+    // Only the sessions that hold some key's latest rows, when the files tell which they are: the others
+    // would each be searched for nothing (a contract unquoted for months is looked for in every session).
+    const located = locatedParts(parts, keyOf, fdOf);
+    const searched = located?.map(({ part }) => part) ?? parts;
+    for (let p = searched.length - 1; p >= 0 && left > 0; p--) {
+      const part = searched[p]!;
       if (part.rows === 0) continue;
       const fd = fdOf(part.file);
       const seen: number[] = [];
-      // In a session in symbol order, only the rows where the wanted contracts lie (a date's few hundred).
-      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      // In a session in symbol order, only the rows where the wanted contracts lie (a date's few hundred),
+      // of those it is known to hold when it is.
+      const partOrder =
+        located === undefined || order === undefined
+          ? order
+          : narrowedOrder(
+              order,
+              located[p]!.keys.map((at) => keyOf[at]!),
+            );
+      const spans = orderedSpans(part, partOrder, fd) ?? [0, part.rows];
       for (let s = 0; s < spans.length; s += 2) {
         const from = spans[s]!;
         const count = spans[s + 1]! - from;
@@ -457,6 +469,83 @@ export function latestByKey(
     }
   });
   return { keys, days, values };
+}
+
+/**
+ * The parts holding each of `keyOf`'s latest rows within `parts`, in session order, each with the keys
+ * (positions in `keyOf`) it holds them of: by the files' key sessions sections, newest file first, each
+ * key's newest session within the parts. Undefined when a file has no such section (then every part is
+ * searched, newest first).
+ */
+function locatedParts(
+  parts: readonly SessionColumnsPart[],
+  keyOf: Float64Array,
+  fdOf: (file: SessionColumnsFile) => number,
+): { part: SessionColumnsPart; keys: number[] }[] | undefined {
+  const located = new Map<SessionColumnsPart, number[]>();
+  let left = Array.from(keyOf.keys());
+  // The parts of one file are consecutive (files hold runs of sessions that do not overlap).
+  for (let end = parts.length; end > 0 && left.length > 0; ) {
+    const file = parts[end - 1]!.file;
+    let start = end - 1;
+    while (start > 0 && parts[start - 1]!.file === file) start--;
+    const section = file.keySessions(fdOf(file));
+    if (section === undefined) return undefined;
+    /** The file's session positions of these parts, to each its part. */
+    const partAt = new Map<number, SessionColumnsPart>();
+    for (let p = start; p < end; p++) {
+      const position = file.sessionIndex(parts[p]!.day);
+      if (position === undefined) return undefined;
+      partAt.set(position, parts[p]!);
+    }
+    const low = Math.min(...partAt.keys());
+    const high = Math.max(...partAt.keys());
+    const notHere: number[] = [];
+    for (const at of left) {
+      const k = sortedIndexOf(section.keys, keyOf[at]!);
+      const position = k === -1 ? -1 : newestBit(section.bits, k * section.words, low, high);
+      const part = position === -1 ? undefined : partAt.get(position);
+      if (part === undefined) {
+        notHere.push(at);
+        continue;
+      }
+      const keys = located.get(part);
+      if (keys === undefined) located.set(part, [at]);
+      else keys.push(at);
+    }
+    left = notHere;
+    end = start;
+  }
+  return parts.filter((part) => located.has(part)).map((part) => ({ part, keys: located.get(part)! }));
+}
+
+/** The position of `key` in the ascending `keys`, or -1. */
+function sortedIndexOf(keys: Float64Array, key: number): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low < keys.length && keys[low] === key ? low : -1;
+}
+
+/** The highest bit from `low` to `high` set in the words of `bits` from `start` on, or -1. */
+function newestBit(bits: Uint32Array, start: number, low: number, high: number): number {
+  for (let b = high; b >= low; b--) if ((bits[start + (b >>> 5)]! & (1 << (b & 31))) !== 0) return b;
+  return -1;
+}
+
+/** `order` narrowed to the contracts of `keys` (undefined, every row looked at, when one has no number). */
+function narrowedOrder(order: SymbolOrder, keys: readonly number[]): SymbolOrder | undefined {
+  const numbers = new Int32Array(keys.length);
+  for (const [i, key] of keys.entries()) {
+    const number = order.numberOf(key);
+    if (number === undefined) return undefined;
+    numbers[i] = number;
+  }
+  return symbolOrderOf(order.numberOf, numbers.sort());
 }
 
 /**
