@@ -18,13 +18,16 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { derivedOwner, derivedPath } from './derived-path.js';
+import { derivedOwner, derivedPath, earlierFormat } from './derived-path.js';
+import { SYMBOL_KEY } from './session-columns.js';
 
 /** The suffix that replaces a contracts Parquet file's `.parquet` in the name of its contract column file. */
 export const CONTRACT_COLUMNS_SUFFIX = '.contracts';
 
 export const CONTRACT_COLUMNS_MAGIC = Buffer.from('PCCONT01', 'latin1');
-export const CONTRACT_COLUMNS_FORMAT = 'pitchain-contract-columns/1';
+/** Format 1 held DuckDB's `hash` of each symbol (see `SYMBOL_KEY`): its files are passed over and written again. */
+export const CONTRACT_COLUMNS_FORMAT = 'pitchain-contract-columns/2';
+const CONTRACT_COLUMNS_KIND = 'pitchain-contract-columns/';
 
 const CALL = 1;
 const AM = 2;
@@ -51,7 +54,7 @@ const flag = (condition: string, bit: number) => `CASE WHEN ${condition} THEN ${
  */
 export const CONTRACT_NUMBER_READS = {
   /** A 53-bit hash of the symbol: the session column files' row keys (`SYMBOL_KEY`). */
-  hash: 'CAST(hash(c.option_symbol) >> 11 AS DOUBLE)',
+  hash: SYMBOL_KEY('c'),
   expirationDay: day('c.expiration'),
   expirationTime: 'CAST(epoch_ms(c.expiration_time) / 1000 AS DOUBLE)',
   strike: 'CAST(c.strike AS DOUBLE)',
@@ -197,7 +200,11 @@ export async function contractColumnsState(
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'damaged';
   }
   const found = headerOf(bytes);
-  if (found === undefined) return 'damaged';
+  // A file of an earlier format is not used, as if it were not there: a repair writes it again.
+  if (found === undefined)
+    return earlierFormat(filePath, CONTRACT_COLUMNS_MAGIC, CONTRACT_COLUMNS_KIND, CONTRACT_COLUMNS_FORMAT)
+      ? 'missing'
+      : 'damaged';
   const { header, trailerStart } = found;
   if (header.parquet !== sha256 || header.rows !== rows) return 'damaged';
   if (layoutOf(rows, header.symbolBytes).dataEnd !== trailerStart) return 'damaged';

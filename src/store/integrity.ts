@@ -45,6 +45,8 @@ export async function sessionColumnsState(
 ): Promise<'intact' | 'missing' | 'damaged'> {
   const file = path.join(dir, sessionColumnsPath(entry.path));
   if (SessionColumnsFile.open(file, entry.sha256, entry.rows) === undefined) {
+    // A file of an earlier format is not used, as if it were not there: a repair writes it again.
+    if (SessionColumnsFile.ofEarlierFormat(file)) return 'missing';
     return (await fs.stat(file).then(
       () => true,
       () => false,

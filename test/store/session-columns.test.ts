@@ -18,8 +18,10 @@ import { assemble, scopeRows } from '../../src/query/options/scope-answer.js';
 import { sessionBlockRows } from '../../src/query/options/session-block.js';
 import { rowSource } from '../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../src/store/cache.js';
+import { sessionColumnsState } from '../../src/store/integrity.js';
 import { readManifest } from '../../src/store/manifest.js';
-import { SessionColumnsFile, sessionColumnsPath } from '../../src/store/session-columns.js';
+import { SessionColumnsFile, SYMBOL_KEY, sessionColumnsPath } from '../../src/store/session-columns.js';
+import { repairDerivedFiles } from '../../src/store/session-columns-repair.js';
 import { writeSessionColumns } from '../../src/store/session-columns-write.js';
 import { quoteLiteral, SqlSession } from '../../src/store/sql.js';
 import { StoreReader } from '../../src/store/store.js';
@@ -172,6 +174,48 @@ describe('session column files', () => {
     }
   }, 120_000);
 
+  it('key rows by a hash that tells apart the symbols DuckDB’s own hash confuses', async () => {
+    // Real four-letter roots with daily expirations have such pairs by the thousand: an underlying whose
+    // keys collided was read through DuckDB on every request.
+    const pairs = [
+      ['ETFB150130C00073000', 'ETFB150630C00078000'],
+      ['AAPL160105C00020000', 'AAPL160605C00025000'],
+      ['SPXW150110C00026000', 'SPXW150610C00029000'],
+    ];
+    const sql = await SqlSession.open();
+    try {
+      for (const [a, b] of pairs) {
+        const rows = await sql.all<{ duckdb: boolean; ours: boolean }>(
+          `SELECT hash(x.option_symbol) = hash(y.option_symbol) AS duckdb,
+                  ${SYMBOL_KEY('x')} = ${SYMBOL_KEY('y')} AS ours
+           FROM (SELECT '${a}' AS option_symbol) x, (SELECT '${b}' AS option_symbol) y`,
+        );
+        expect(rows[0], `${a} ${b}`).toEqual({ duckdb: true, ours: false });
+      }
+    } finally {
+      sql.close();
+    }
+  });
+
+  it('of an earlier format are passed over as missing, and written again by a repair', async () => {
+    const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-session-format-'));
+    try {
+      await fs.cp(dir, copy, { recursive: true });
+      const manifest = (await readManifest(copy))!;
+      const entry = manifest.tables.option_quotes[0]!;
+      const file = sessionColumnsPath(path.join(copy, entry.path));
+      await rewriteTrailer(file, (header) => {
+        header.format = 'pitchain-session-columns/1';
+      });
+      expect(SessionColumnsFile.open(file, entry.sha256, entry.rows)).toBeUndefined();
+      expect(await sessionColumnsState(copy, entry)).toBe('missing');
+      expect((await repairDerivedFiles(copy)).sessionColumns).toBe(1);
+      expect(await sessionColumnsState(copy, entry)).toBe('intact');
+    } finally {
+      await fs.rm(copy, { recursive: true, force: true });
+    }
+  });
+
   it('are passed over for DuckDB when cut short, not whole or not the file’s, and answer alike', async () => {
     const [quotes] = (await readManifest(dir))!.tables.option_quotes;
     const sessionsFile = sessionColumnsPath(path.join(dir, quotes!.path));
@@ -294,6 +338,22 @@ describe('session column files', () => {
     }
   });
 });
+
+/** Rewrites the trailer of the session column file `file` as `change` makes it (the data left alone). */
+async function rewriteTrailer(
+  file: string,
+  change: (header: Record<string, unknown>) => void,
+): Promise<void> {
+  const bytes = await fs.readFile(file);
+  const length = bytes.readUInt32LE(bytes.length - 12);
+  const start = bytes.length - 12 - length;
+  const header = JSON.parse(bytes.subarray(start, start + length).toString('utf8'));
+  change(header);
+  const text = Buffer.from(JSON.stringify(header), 'utf8');
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(text.length);
+  await fs.writeFile(file, Buffer.concat([bytes.subarray(0, start), text, size, bytes.subarray(-8)]));
+}
 
 /**
  * A copy of the store in `storeDir` whose session column files are as a writer before the key sessions
