@@ -16,32 +16,51 @@ export function derivedOwner(filePath: string, suffix: string): string | undefin
 }
 
 /**
+ * The trailer of the derived file at `filePath`: its JSON text and where it starts, read through one
+ * descriptor; undefined when the file cannot be opened or does not end in `magic` after a trailer that
+ * fits (a trailer is preceded by at least the file's opening magic).
+ */
+export function readTrailer(filePath: string, magic: Buffer): { text: string; start: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(filePath, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(4 + magic.length);
+    if (
+      size < magic.length + tail.length ||
+      readSync(fd, tail, 0, tail.length, size - tail.length) !== tail.length
+    )
+      return undefined;
+    if (!tail.subarray(4).equals(magic)) return undefined;
+    const length = tail.readUInt32LE(0);
+    const start = size - tail.length - length;
+    if (start < magic.length) return undefined;
+    const text = Buffer.alloc(length);
+    if (readSync(fd, text, 0, length, start) !== length) return undefined;
+    return { text: text.toString('utf8'), start };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Whether the derived file at `filePath` is of an earlier format of its kind: its trailer names a format
  * starting with `kind` (`pitchain-session-columns/`) other than `current`. Readers pass such a file over as
  * if it were not there, and a repair writes it again; it is not damaged.
  */
 export function earlierFormat(filePath: string, magic: Buffer, kind: string, current: string): boolean {
-  let fd: number;
+  const trailer = readTrailer(filePath, magic);
+  if (trailer === undefined) return false;
   try {
-    fd = openSync(filePath, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    const tail = Buffer.alloc(4 + magic.length);
-    if (size < tail.length || readSync(fd, tail, 0, tail.length, size - tail.length) !== tail.length)
-      return false;
-    if (!tail.subarray(4).equals(magic)) return false;
-    const length = tail.readUInt32LE(0);
-    if (length > size - tail.length) return false;
-    const text = Buffer.alloc(length);
-    if (readSync(fd, text, 0, length, size - tail.length - length) !== length) return false;
-    const format: unknown = JSON.parse(text.toString('utf8'))?.format;
+    const format: unknown = JSON.parse(trailer.text)?.format;
     return typeof format === 'string' && format.startsWith(kind) && format !== current;
   } catch {
     return false;
-  } finally {
-    closeSync(fd);
   }
 }

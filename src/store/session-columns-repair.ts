@@ -24,10 +24,10 @@ import { SqlSession } from './sql.js';
 export type RepairCounts = { readonly sessionColumns: number; readonly contractColumns: number };
 
 /**
- * Writes the missing or damaged session column files of the store in `dir`, those written before they
- * recorded whether their sessions are in symbol order (`SessionColumnsHeader.symbolOrder`) or which
- * sessions each key has rows in (`keySessions`), which readers then search the slower way, and the missing
- * or damaged contract column files; returns how many of each.
+ * Writes the missing or damaged session column files of the store in `dir` (one of an earlier format
+ * counts as missing), those written before they recorded whether their sessions are in symbol order
+ * (`SessionColumnsHeader.symbolOrder`), which readers then read whole, and the missing or damaged
+ * contract column files; returns how many of each.
  */
 export async function repairDerivedFiles(
   dir: string,
@@ -63,7 +63,7 @@ export async function repairDerivedFiles(
       // A damaged Parquet file is left to `verify`'s report: a derived copy of it would be damaged too.
       const state = await sessionColumnsState(dir, entry);
       if (
-        (state !== 'intact' || !ofCurrentWriter(dir, entry)) &&
+        (state !== 'intact' || !orderRecorded(dir, entry)) &&
         (await deepCheck(dir, table, entry)) === undefined
       ) {
         sql ??= await SqlSession.open({ memoryLimit: '1GB' });
@@ -81,15 +81,12 @@ export async function repairDerivedFiles(
   }
 }
 
-/**
- * Whether the session column file of `entry` is of the current writer (`SessionColumnsFile.current`): it
- * records whether its sessions are in symbol order, and has the key sessions section.
- */
-function ofCurrentWriter(dir: string, entry: FileEntry): boolean {
+/** Whether the session column file of `entry` records whether its sessions are in symbol order. */
+function orderRecorded(dir: string, entry: FileEntry): boolean {
   const file = SessionColumnsFile.open(
     path.join(dir, sessionColumnsPath(entry.path)),
     entry.sha256,
     entry.rows,
   );
-  return file?.current === true;
+  return file?.symbolOrderRecorded === true;
 }

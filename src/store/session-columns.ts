@@ -23,9 +23,9 @@
  * session that holds each one, where walking the sessions back would search every one of them.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, promises as fs, fstatSync, openSync, readSync } from 'node:fs';
+import { promises as fs, openSync, readSync } from 'node:fs';
 import { StoreError } from '../errors.js';
-import { derivedOwner, derivedPath, earlierFormat } from './derived-path.js';
+import { derivedOwner, derivedPath, earlierFormat, readTrailer } from './derived-path.js';
 import type { TableName } from './schema.js';
 
 /** One session's rows of a partition in a session column file: `rows` rows of day `day` (days since 1970-01-01). */
@@ -133,11 +133,8 @@ export type SessionColumnsHeader = {
    * file written before it was recorded: its rows are all looked at, and `--repair` writes it again.
    */
   readonly symbolOrder?: boolean;
-  /**
-   * Where the key sessions section starts, and its keys and words a key. Absent in a file written before
-   * it was: a look back then searches session by session, and `--repair` writes the file again.
-   */
-  readonly keySessions?: { readonly offset: number; readonly keys: number; readonly words: number };
+  /** Where the key sessions section starts, and its keys and words a key (see the file layout). */
+  readonly keySessions: { readonly offset: number; readonly keys: number; readonly words: number };
 };
 
 /** A file's key sessions section, read (see the file layout). */
@@ -221,23 +218,17 @@ export class SessionColumnsFile {
     return this.header.symbolOrder === true;
   }
 
-  /**
-   * Whether the file is of the current writer: it says whether its sessions are in symbol order, and it
-   * has the key sessions section (a file written before either does not; `--repair` writes it again).
-   */
-  get current(): boolean {
-    return this.header.symbolOrder !== undefined && this.header.keySessions !== undefined;
+  /** Whether the file says whether its sessions are in symbol order (one written before it does not). */
+  get symbolOrderRecorded(): boolean {
+    return this.header.symbolOrder !== undefined;
   }
 
   /**
-   * The file's key sessions section, or undefined when it has none (one written before it was). Read
-   * each time it is asked: a look back asks it once a file, and a store's files' sections together would
-   * be too much to keep.
+   * The file's key sessions section. Read each time it is asked: a look back asks it once a file, and a
+   * store's files' sections together would be too much to keep.
    */
-  keySessions(fd: number): KeySessions | undefined {
-    const section = this.header.keySessions;
-    if (section === undefined) return undefined;
-    const { offset, keys, words } = section;
+  keySessions(fd: number): KeySessions {
+    const { offset, keys, words } = this.header.keySessions;
     const bytes = new Uint8Array(keySessionsBytes(keys, words));
     readWhole(fd, bytes, offset, this.path);
     return {
@@ -268,36 +259,20 @@ export class SessionColumnsFile {
    * file's (the reader then reads the Parquet file).
    */
   static open(filePath: string, sha256: string, rows: number): SessionColumnsFile | undefined {
-    let fd: number;
+    const trailer = readTrailer(filePath, SESSION_COLUMNS_MAGIC);
+    if (trailer === undefined) return undefined;
+    const header = parseHeader(trailer.text);
+    if (header === undefined || header.parquet !== sha256 || header.rows !== rows) return undefined;
     try {
-      fd = openSync(filePath, 'r');
-    } catch {
-      return undefined;
-    }
-    try {
-      const size = fstatSync(fd).size;
-      const tail = Buffer.alloc(12);
-      if (size < SESSION_COLUMNS_MAGIC.length + tail.length || readSync(fd, tail, 0, 12, size - 12) !== 12)
-        return undefined;
-      if (!tail.subarray(4).equals(SESSION_COLUMNS_MAGIC)) return undefined;
-      const length = tail.readUInt32LE(0);
-      const start = size - 12 - length;
-      if (start < SESSION_COLUMNS_MAGIC.length) return undefined;
-      const text = Buffer.alloc(length);
-      if (readSync(fd, text, 0, length, start) !== length) return undefined;
-      const header = parseHeader(text.toString('utf8'));
-      if (header === undefined || header.parquet !== sha256 || header.rows !== rows) return undefined;
       const file = new SessionColumnsFile(filePath, header);
       // The data must end where the trailer begins: a file cut short or grown is not this one.
-      return file.dataEnd() === start ? file : undefined;
+      return file.dataEnd() === trailer.start ? file : undefined;
     } catch {
       return undefined;
-    } finally {
-      closeSync(fd);
     }
   }
 
-  /** Where the data ends (the trailer begins): after the sessions, and the key sessions section if any. */
+  /** Where the data ends (the trailer begins): after the sessions and the key sessions section. */
   private dataEnd(): number | undefined {
     const last = this.header.sessions.at(-1);
     let end = SESSION_COLUMNS_MAGIC.length;
@@ -306,7 +281,6 @@ export class SessionColumnsFile {
       end = place.offsets.at(-1)! + encodedBytes(place.rows, place.scales.at(-1)!);
     }
     const section = this.header.keySessions;
-    if (section === undefined) return end;
     // The section follows the sessions, with a word of bits a key for each 32 sessions.
     if (section.offset !== end || section.words !== Math.ceil(this.header.sessions.length / 32))
       return undefined;
@@ -459,9 +433,8 @@ function scratchBytes(count: number): Uint8Array {
   return bytesBuffer.subarray(0, count);
 }
 
-/** Whether a header's `keySessions` is absent or well formed (where it lies is checked against the data). */
+/** Whether a header's `keySessions` is well formed (where it lies is checked against the data). */
 function validKeySessions(section: unknown): boolean {
-  if (section === undefined) return true;
   if (typeof section !== 'object' || section === null) return false;
   const { offset, keys, words } = section as Record<string, unknown>;
   return [offset, keys, words].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);

@@ -103,12 +103,12 @@ describe('sessions in symbol order', () => {
       expect(first!.open()).toBeUndefined();
       // A file written before the order was recorded: whole, read whole, and written again by a repair.
       await withoutOrderRecorded(sessionColumnsPath(second!.abs));
-      expect(second!.open()?.current).toBe(false);
+      expect(second!.open()?.symbolOrderRecorded).toBe(false);
       expect(second!.open()?.inSymbolOrder).toBe(false);
       expect(await repairDerivedFiles(copy)).toEqual({ sessionColumns: 2, contractColumns: 0 });
       for (const file of [first!, second!]) {
         expect(file.open()?.inSymbolOrder, file.abs).toBe(true);
-        expect(file.open()?.current, file.abs).toBe(true);
+        expect(file.open()?.symbolOrderRecorded, file.abs).toBe(true);
       }
       expect(await repairDerivedFiles(copy)).toEqual({ sessionColumns: 0, contractColumns: 0 });
     } finally {

@@ -393,10 +393,10 @@ export function latestByKey(
   let total = 0;
   const filter = keyFilter(keyOf);
   withFiles((fdOf) => {
-    // Only the sessions that hold some key's latest rows, when the files tell which they are: the others
-    // would each be searched for nothing (a contract unquoted for months is looked for in every session).
+    // Only the sessions that hold some key's latest rows, as the files tell: the others would each be
+    // searched for nothing (a contract unquoted for months is looked for in every session).
     const located = locatedParts(parts, keyOf, fdOf);
-    const searched = located?.map(({ part }) => part) ?? parts;
+    const searched = located.map(({ part }) => part);
     for (let p = searched.length - 1; p >= 0 && left > 0; p--) {
       const part = searched[p]!;
       if (part.rows === 0) continue;
@@ -405,8 +405,8 @@ export function latestByKey(
       // In a session in symbol order, only the rows where the wanted contracts lie (a date's few hundred),
       // of those it is known to hold when it is.
       const partOrder =
-        located === undefined || order === undefined
-          ? order
+        order === undefined
+          ? undefined
           : narrowedOrder(
               order,
               located[p]!.keys.map((at) => keyOf[at]!),
@@ -474,14 +474,13 @@ export function latestByKey(
 /**
  * The parts holding each of `keyOf`'s latest rows within `parts`, in session order, each with the keys
  * (positions in `keyOf`) it holds them of: by the files' key sessions sections, newest file first, each
- * key's newest session within the parts. Undefined when a file has no such section (then every part is
- * searched, newest first).
+ * key's newest session within the parts.
  */
 function locatedParts(
   parts: readonly SessionColumnsPart[],
   keyOf: Float64Array,
   fdOf: (file: SessionColumnsFile) => number,
-): { part: SessionColumnsPart; keys: number[] }[] | undefined {
+): { part: SessionColumnsPart; keys: number[] }[] {
   const located = new Map<SessionColumnsPart, number[]>();
   let left = Array.from(keyOf.keys());
   // The parts of one file are consecutive (files hold runs of sessions that do not overlap).
@@ -490,14 +489,9 @@ function locatedParts(
     let start = end - 1;
     while (start > 0 && parts[start - 1]!.file === file) start--;
     const section = file.keySessions(fdOf(file));
-    if (section === undefined) return undefined;
-    /** The file's session positions of these parts, to each its part. */
+    /** The file's session positions of these parts (they are the file's sessions), to each its part. */
     const partAt = new Map<number, SessionColumnsPart>();
-    for (let p = start; p < end; p++) {
-      const position = file.sessionIndex(parts[p]!.day);
-      if (position === undefined) return undefined;
-      partAt.set(position, parts[p]!);
-    }
+    for (let p = start; p < end; p++) partAt.set(file.sessionIndex(parts[p]!.day)!, parts[p]!);
     const low = Math.min(...partAt.keys());
     const high = Math.max(...partAt.keys());
     const notHere: number[] = [];
