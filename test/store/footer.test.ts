@@ -2,7 +2,7 @@
  * The footer walk (`footer.ts`) against DuckDB's own reading of the footer: every file of the sample
  * walks, and a footer damaged in any of several ways fails the walk as it fails DuckDB.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,26 @@ describe('the footer walk', () => {
       expect(footerFacts(file).problem, name).toBeDefined();
     }
     expect(footerFacts(path.join(dir, 'absent.parquet')).problem).toMatch(/cannot open/);
+  });
+
+  it('fails at once a footer whose lists claim more elements than its bytes hold', () => {
+    // FileMetaData field 1 a list of 2^40 booleans (one byte each), then the end: a walk that trusted
+    // the count would step for hours (the test's time limit fails it). A list of structs and a map of
+    // booleans claim as many.
+    const count = [0x80, 0x80, 0x80, 0x80, 0x80, 0x20]; // 2^40 as a varint
+    const footers = {
+      booleans: [0x19, 0xf1, ...count, 0x00],
+      structs: [0x19, 0xfc, ...count, 0x00],
+      map: [0x1b, ...count, 0x11, 0x00],
+    };
+    for (const [name, bytes] of Object.entries(footers)) {
+      const footer = Buffer.from(bytes);
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(footer.length);
+      const file = path.join(dir, `claims-${name}.parquet`);
+      writeFileSync(file, Buffer.concat([Buffer.from('PAR1'), footer, length, Buffer.from('PAR1')]));
+      expect(footerFacts(file).problem, name).toBe('footer does not decode');
+    }
   });
 
   it('tells, in one walk, nothing to lean on of a footer that does not end where its length says', async () => {
