@@ -23,7 +23,7 @@
  * session that holds each one, where walking the sessions back would search every one of them.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs, openSync, readSync } from 'node:fs';
+import { closeSync, promises as fs, openSync, readSync } from 'node:fs';
 import { StoreError } from '../errors.js';
 import { derivedOwner, derivedPath, earlierFormat, readTrailer } from './derived-path.js';
 import type { TableName } from './schema.js';
@@ -178,6 +178,14 @@ type SessionPlace = {
   readonly offsets: readonly number[];
   readonly scales: readonly number[];
 };
+
+/**
+ * The files that keep a descriptor open between runs of reads (`SessionColumnsFile.checkIn`), least
+ * recently used first, of every store open in the process: at most `IDLE_DESCRIPTORS`, well within the
+ * usual limit of 1,024 a process, however many files a store has.
+ */
+const idleFiles = new Set<SessionColumnsFile>();
+const IDLE_DESCRIPTORS = 64;
 
 /**
  * An open session column file's trailer, checked: a reader keeps it per file and reads sessions by it.
@@ -390,6 +398,46 @@ export class SessionColumnsFile {
   /** Opens the file for a run of `readInto` calls; the caller closes the descriptor. */
   openForReading(): number {
     return openSync(this.path, 'r');
+  }
+
+  /** The descriptor kept open between runs of reads (`checkIn`), if any. */
+  private idle: number | undefined;
+
+  /**
+   * A descriptor for a run of `readInto` calls: the one kept from the last run, or a new one; given back
+   * with `checkIn` (or closed by the caller). A chain at a session opens its files several times (its
+   * quotes, open interest, a look back), and an open and a close cost more than the reads of a small answer.
+   */
+  checkOut(): number {
+    const fd = this.idle;
+    if (fd === undefined) return this.openForReading();
+    this.idle = undefined;
+    idleFiles.delete(this);
+    return fd;
+  }
+
+  /**
+   * Gives back a descriptor from `checkOut` after a run of reads that went well: kept for the next run,
+   * or closed when the file keeps one already. The least recently used of more than `IDLE_DESCRIPTORS`
+   * files kept open is closed.
+   */
+  checkIn(fd: number): void {
+    if (this.idle !== undefined) {
+      closeSync(fd);
+      return;
+    }
+    this.idle = fd;
+    idleFiles.add(this);
+    if (idleFiles.size > IDLE_DESCRIPTORS) idleFiles.values().next().value!.closeIdle();
+  }
+
+  /** Closes the descriptor kept between runs of reads, if any (its store closing). */
+  closeIdle(): void {
+    const fd = this.idle;
+    if (fd === undefined) return;
+    this.idle = undefined;
+    idleFiles.delete(this);
+    closeSync(fd);
   }
 
   /** Whether the file at `filePath` is a session column file of an earlier format (`earlierFormat`). */

@@ -425,6 +425,7 @@ export class StoreReader {
 
   /** Closes the DuckDB of this reader (and removes what its queries spilled). */
   close(): void {
+    for (const file of this.sessionFiles.values()) file?.closeIdle();
     this.sql.close();
     try {
       if (this.spill !== undefined) rmSync(this.spill, { recursive: true, force: true });

@@ -105,6 +105,34 @@ describe('session column files', () => {
     }
   });
 
+  it.skipIf(process.platform !== 'linux')(
+    'keep a descriptor open between reads, and close it with their store',
+    async () => {
+      // The descriptors of this store's session column files, as the process holds them.
+      const held = async () => {
+        const links = await Promise.all(
+          (await fs.readdir('/proc/self/fd')).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+        );
+        return links.filter((link) => link.startsWith(dir) && link.endsWith('.sessions')).length;
+      };
+      const before = await held();
+      const reader = await StoreReader.open(dir);
+      try {
+        const cache = new StoreCache(() => reader.dataVersion);
+        for (const session of sessionsBetween(FROM, TO).slice(1, 6)) {
+          await sessionBlockRows(reader.sql, cache, { kind: 'dated', session }, { underlying: 'XYZ' });
+        }
+        // The quote and open interest files read, one descriptor each however many reads were made.
+        const open = (await held()) - before;
+        expect(open).toBeGreaterThan(0);
+        expect(open).toBeLessThanOrEqual((await sessionTableFiles()).length);
+      } finally {
+        reader.close();
+      }
+      expect(await held()).toBe(before);
+    },
+  );
+
   it('answer dated chains at sessions in random order with no statement, as DuckDB and the query do', async () => {
     const withFiles = await StoreReader.open(dir);
     const withoutFiles = await StoreReader.open(dir, { sessionColumns: false });

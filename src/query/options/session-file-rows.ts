@@ -65,40 +65,81 @@ export function symbolOrderOf(
 }
 
 /**
- * The rows of `part` that the contracts of `order` may have, as ascending row ranges `[from, to)` flattened
- * in pairs, found by halves; undefined when every row is to be looked at (no order given, a file that does
- * not vouch for its order, a row whose contract has no number).
+ * Where the rows of `part` that the contracts of `order` may have lie, and their keys: `keysOf(from, to)`
+ * gives the keys of rows `from…to` of a span (valid until the next call of either). The spans are
+ * ascending row ranges `[from, to)` flattened in pairs, found by halves; every row when no order is
+ * given, the file does not vouch for its order, or a row's contract has no number.
  */
-function orderedSpans(
+function keySpans(
   part: SessionColumnsPart,
   order: SymbolOrder | undefined,
   fd: number,
-): number[] | undefined {
-  if (
-    order === undefined ||
-    !part.file.inSymbolOrder ||
-    part.rows < SEARCHED_ROWS ||
-    order.ranges.length > 2 * MOST_SEARCHED_RANGES
-  ) {
-    return undefined;
+): { spans: number[]; keysOf: (from: number, to: number) => Float64Array } {
+  const searched =
+    order !== undefined &&
+    part.file.inSymbolOrder &&
+    part.rows >= SEARCHED_ROWS &&
+    order.ranges.length <= 2 * MOST_SEARCHED_RANGES
+      ? order
+      : undefined;
+  // A session of a dense chain's day (thousands of rows) has its keys read at once: one read of some
+  // 100 KB costs less than the dozens of reads of a key or a page that its searches make (on the 26 M-row
+  // store's 2019 loop, 0.17 ms a session). An intraday session's are searched in the file.
+  if (part.rows <= WHOLE_KEY_ROWS || searched === undefined) {
+    const keys = scratchWholeKeys(part.rows);
+    let read = false;
+    const whole = () => {
+      if (!read) part.file.readInto(part.day, 'key', 0, part.rows, keys, 0, fd);
+      read = true;
+      return keys;
+    };
+    const found = searched && orderedSpans(part, searched, (row) => whole()[row]!);
+    return { spans: found ?? [0, part.rows], keysOf: (from, to) => whole().subarray(from, to) };
   }
+  const found = orderedSpans(part, searched, (row) => part.file.keyAt(part.day, row, fd), fd);
+  return {
+    spans: found ?? [0, part.rows],
+    keysOf: (from, to) => {
+      const keys = scratchKeys(to - from);
+      part.file.readInto(part.day, 'key', from, to, keys, 0, fd);
+      return keys.subarray(0, to - from);
+    },
+  };
+}
+
+/** Sessions with at most this many rows have their keys read whole (256 KB) when searched. */
+const WHOLE_KEY_ROWS = 32_768;
+
+/**
+ * The rows of `part` that the contracts of `order` may have, as ascending row ranges `[from, to)` flattened
+ * in pairs, found by halves over the keys `keyAt` gives; undefined when a row's contract has no number. With
+ * `fd`, the keys are in the file: the search narrows to a page, read whole and looked through in memory.
+ */
+function orderedSpans(
+  part: SessionColumnsPart,
+  order: SymbolOrder,
+  keyAt: (row: number) => number,
+  fd?: number,
+): number[] | undefined {
+  const page = fd === undefined ? 0 : PAGE_ROWS;
   /** The first row from `from` on whose contract's number is at least `number`. */
   const firstAtLeast = (number: number, from: number): number | undefined => {
     let low = from;
     let high = part.rows;
     // Rows before `low` are numbered below `number`, rows from `high` on at or above it.
-    while (high - low > PAGE_ROWS) {
+    while (high - low > page) {
       const middle = (low + high) >>> 1;
-      const at = order.numberOf(part.file.keyAt(part.day, middle, fd));
+      const at = order.numberOf(keyAt(middle));
       if (at === undefined) return undefined;
       if (at < number) low = middle + 1;
       else high = middle;
     }
+    if (fd === undefined) return high;
     // The last page read whole, and looked through in memory.
-    const page = scratchPage(high - low);
-    part.file.readInto(part.day, 'key', low, high, page, 0, fd);
+    const keys = scratchPage(high - low);
+    part.file.readInto(part.day, 'key', low, high, keys, 0, fd);
     for (let i = 0; i < high - low; i++) {
-      const at = order.numberOf(page[i]!);
+      const at = order.numberOf(keys[i]!);
       if (at === undefined) return undefined;
       if (at >= number) return low + i;
     }
@@ -117,8 +158,8 @@ function orderedSpans(
 }
 
 /**
- * Rows a search by halves narrows to before it reads them whole: a read of a key costs a call into the
- * system, a few microseconds, as much as reading a few hundred keys at once.
+ * Rows a search by halves in a file narrows to before it reads them whole: a read of a key costs a call
+ * into the system, a few microseconds, as much as reading a few hundred keys at once.
  */
 const PAGE_ROWS = 512;
 
@@ -202,14 +243,13 @@ function keptRuns(
         continue;
       }
       // The spans' keys read into memory used again (fresh memory is dear to touch), the kept ones copied.
-      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      const { spans, keysOf } = keySpans(part, order, fd);
       const runs: number[] = [];
       let count = 0;
       for (let s = 0; s < spans.length; s += 2) {
         const from = spans[s]!;
         const to = spans[s + 1]!;
-        const all = scratchKeys(to - from);
-        part.file.readInto(part.day, 'key', from, to, all, 0, fd);
+        const all = keysOf(from, to);
         const spanRuns = keyRuns(all, to - from, kept);
         const keptKeys = scratchKept(count + keptCount(spanRuns));
         for (let r = 0; r < spanRuns.length; r += 2) {
@@ -292,11 +332,10 @@ export function latestRows(
       // The keys of the rows `order` finds (every row's without it) and the kept rows' quote times, read
       // into memory used again: a session's kept rows copied into fresh arrays cost more than the rest of
       // the answer (fresh memory is dear to touch).
-      const spans = orderedSpans(part, order, fd) ?? [0, part.rows];
+      const { spans, keysOf } = keySpans(part, order, fd);
       for (let s = 0; s < spans.length; s += 2) {
         const from = spans[s]!;
-        const all = scratchKeys(spans[s + 1]! - from);
-        part.file.readInto(part.day, 'key', from, spans[s + 1]!, all, 0, fd);
+        const all = keysOf(from, spans[s + 1]!);
         const runs = keyRuns(all, spans[s + 1]! - from, kept);
         const times = scratchRange(keptCount(runs));
         let at = 0;
@@ -342,28 +381,44 @@ export function latestRows(
   };
 }
 
-/** Runs `work` with a descriptor per file it reads, opened on first use and closed after. */
+/**
+ * Runs `work` with a descriptor per file it reads, got on first use (`checkOut`: kept open from the last
+ * run, when it went well) and given back after; closed when a read failed.
+ */
 function withFiles(work: (fdOf: (file: SessionColumnsFile) => number) => void): void {
   const open = new Map<SessionColumnsFile, number>();
+  let done = false;
   try {
     work((file) => {
       let fd = open.get(file);
       if (fd === undefined) {
-        fd = file.openForReading();
+        fd = file.checkOut();
         open.set(file, fd);
       }
       return fd;
     });
+    done = true;
   } finally {
-    for (const fd of open.values()) closeSync(fd);
+    for (const [file, fd] of open) {
+      if (done) file.checkIn(fd);
+      else closeSync(fd);
+    }
   }
 }
 
-/** A buffer for the keys of a part's every row, reused. */
+/** A buffer for the keys of a span of a part's rows, reused. */
 let keysBuffer = new Float64Array(0);
 function scratchKeys(count: number): Float64Array {
   if (keysBuffer.length < count) keysBuffer = new Float64Array(Math.max(count, 2 * keysBuffer.length));
   return keysBuffer;
+}
+
+/** A buffer for the keys of a part's every row (`keySpans`), reused. */
+let wholeKeysBuffer = new Float64Array(0);
+function scratchWholeKeys(count: number): Float64Array {
+  if (wholeKeysBuffer.length < count)
+    wholeKeysBuffer = new Float64Array(Math.max(count, 2 * wholeKeysBuffer.length));
+  return wholeKeysBuffer;
 }
 
 /**
@@ -411,12 +466,11 @@ export function latestByKey(
               order,
               located[p]!.keys.map((at) => keyOf[at]!),
             );
-      const spans = orderedSpans(part, partOrder, fd) ?? [0, part.rows];
+      const { spans, keysOf } = keySpans(part, partOrder, fd);
       for (let s = 0; s < spans.length; s += 2) {
         const from = spans[s]!;
         const count = spans[s + 1]! - from;
-        const all = scratchKeys(count);
-        part.file.readInto(part.day, 'key', from, from + count, all, 0, fd);
+        const all = keysOf(from, from + count);
         const words = new Uint32Array(all.buffer, all.byteOffset, count * 2);
         // A look back walks every row of many sessions for a few keys: a row is passed over by a bit of
         // the filter (most are), and a contract's next rows (a session holds them one after another) by
