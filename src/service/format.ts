@@ -124,8 +124,19 @@ export function keep(answer: Answer, options: OutputOptions): { fields: Field[];
   const total = answer.fields[0]?.values.length ?? 0;
   const start = Math.min(options.offset, total);
   const end = Math.min(total, start + options.limit);
+  // The rows of a page of whole columns, one array for them all.
+  let range: Int32Array | undefined;
+  const rangeOf = () => {
+    if (range === undefined) {
+      range = new Int32Array(end - start);
+      for (let i = 0; i < range.length; i++) range[i] = start + i;
+    }
+    return range;
+  };
   const paged =
-    start === 0 && end === total ? [...answer.fields] : answer.fields.map((f) => page(f, start, end));
+    start === 0 && end === total
+      ? [...answer.fields]
+      : answer.fields.map((f) => page(f, start, end, rangeOf));
   // A field named by its key and by its human name is still one column.
   const fields =
     options.columns === undefined
@@ -134,11 +145,11 @@ export function keep(answer: Answer, options: OutputOptions): { fields: Field[];
   return { fields, kept: { rows: end - start, keys: fields.map((f) => f.key) } };
 }
 
-function page(field: Field, start: number, end: number): Field {
+function page(field: Field, start: number, end: number, range: () => Int32Array): Field {
   const values = field.values.slice(start, end);
   if (field.json === undefined) return { ...field, values };
   const { column, rows } = field.json;
-  const kept = rows === null ? Int32Array.from(values, (_, i) => start + i) : rows.subarray(start, end);
+  const kept = rows === null ? range() : rows.subarray(start, end);
   return { ...field, values, json: { column, rows: kept } };
 }
 
