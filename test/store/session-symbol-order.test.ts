@@ -192,6 +192,28 @@ describe('sessions in symbol order', () => {
     probes.mockRestore();
   });
 
+  it('read each key sessions section once for look backs over the same files', () => {
+    const parts = reader.sql.sessionColumns(
+      'option_quotes',
+      { underlying: UNDERLYING },
+      { first: FROM, last: TO },
+    )!;
+    const wanted = new Set([
+      table.hashes[0]!,
+      table.hashes[table.count >>> 1]!,
+      table.hashes[table.count - 1]!,
+    ]);
+    const sections = vi.spyOn(SessionColumnsFile.prototype, 'keySessions');
+    try {
+      const first = latestByKey(parts, wanted, ['quote_time', 'bid']);
+      const read = sections.mock.calls.length;
+      expect(latestByKey(parts, wanted, ['quote_time', 'bid'])).toEqual(first);
+      expect(sections.mock.calls.length).toBe(read);
+    } finally {
+      sections.mockRestore();
+    }
+  });
+
   it("find a few contracts' latest rows by halves, as a look at every row does", () => {
     const parts = reader.sql.sessionColumns(
       'option_quotes',
