@@ -33,8 +33,8 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
   // The store's deep LEAPS go unquoted from one generated year to the next: the loop's blocks carry
   // their last snapshots (block-read.ts carriedRows), so the whole year is answered from blocks.
   const sessions = sessionsBetween('2019-01-02', '2019-12-31');
-  log(`typed loop over ${sessions.length} sessions of ${BIG_STORE.join('/')}`);
-  const { value, peakMb } = await rssPeakMb(async () => {
+  log(`typed loop over ${sessions.length} sessions of ${BIG_STORE.join('/')}, twice`);
+  const typedLoop = async () => {
     const store = await openStore(dir);
     try {
       let rows = 0;
@@ -47,7 +47,13 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
     } finally {
       store.close();
     }
-  });
+  };
+  // Twice, each on a freshly opened store, the better of two, as the sample's loops (the first run also
+  // warms the operating system's cache of the files, which the chain bench's reads left cold).
+  const { value: first, peakMb } = await rssPeakMb(typedLoop);
+  const second = await typedLoop();
+  const value = first.ms <= second.ms ? first : second;
+  const perSession = (run: { ms: number }) => (run.ms / sessions.length).toFixed(2);
   const load = loadAverage();
   return [
     ratioRow({
@@ -55,14 +61,14 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
       ours: value.ms / sessions.length,
       unit: 'ms',
       target: '≤ 2 ms',
-      note: `SPY dte=30 puts at 15:45, 2019 (${sessions.length} sessions, ${value.rows} rows); load ${load}`,
+      note: `SPY dte=30 puts at 15:45, 2019 (${sessions.length} sessions, ${value.rows} rows); the better of two runs (${perSession(first)}, ${perSession(second)}); load ${load}`,
     }),
     ratioRow({
       name: 'loop: peak RSS, 26 M-row store',
       ours: peakMb,
       unit: 'MB',
       target: '< 512 MB',
-      note: 'the whole process, after the sample loops',
+      note: 'the whole process, after the sample loops; the first run',
     }),
   ];
 }
