@@ -256,7 +256,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
   }
   const rows = answer.recordsOf(new Set(selectGroups(answer.groups, params, session)));
   const records = filterRecords(rows, params);
-  if (records.length === 0) return noDataAround(ctx.sql, scope, session);
+  if (records.length === 0) return noDataAround(ctx.sql, scope, session, undefined, ctx.cache);
   return {
     kind: 'ok',
     fields: answer.fieldsOf(records),

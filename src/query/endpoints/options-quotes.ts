@@ -59,7 +59,8 @@ async function rangeRecords(
     },
   );
   const sessions = found.map((row) => row.session_date);
-  if (sessions.length === 0) return noDataAround(ctx.sql, scope, lower ?? upper, previousSession(upper));
+  if (sessions.length === 0)
+    return noDataAround(ctx.sql, scope, lower ?? upper, previousSession(upper), ctx.cache);
   const rows = await readAnswerRows(ctx.sql, { kind: 'dated', session: sessions[0]! }, scope, { sessions });
   return toRecords(rows, { kind: 'dated', session: sessions[0]! });
 }
@@ -110,7 +111,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
     }
   }
   if (records.length === 0 && !ranged) {
-    return noDataAround(ctx.sql, { optionSymbol, underlying }, asOfSession(ctx.asOf));
+    return noDataAround(ctx.sql, { optionSymbol, underlying }, asOfSession(ctx.asOf), undefined, ctx.cache);
   }
   // A lone contract has no parity pair: its computed Greeks are priced on the spot carried (see
   // computed-greeks.ts); the chain's, priced with its expiration's forward, may differ slightly.

@@ -2,12 +2,19 @@
  * A no-data answer names the scope's nearest sessions with data on either side (`noDataAround`). They are
  * looked for in widening spans of days, not by one statement over every file: these tests hold the search
  * to that one statement's answer, for every kind of scope, from sessions next to data, across gaps of
- * every width the spans grow through, and from outside the data on either side.
+ * every width the spans grow through, and from outside the data on either side; from the session column
+ * files too, with no statement, for an underlying and a root.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessionEndSeconds } from '../../../src/pit/as-of.js';
 import { noDataAround, type Scope } from '../../../src/query/options/scope.js';
+import { StoreCache } from '../../../src/store/cache.js';
+import { repairDerivedFiles } from '../../../src/store/session-columns-repair.js';
 import { StoreReader } from '../../../src/store/store.js';
+import { copySampleStore } from '../../helpers/paths.js';
 
 let reader: StoreReader;
 beforeAll(async () => {
@@ -76,6 +83,56 @@ describe('the nearest sessions with data around a no-data answer', () => {
           await noDataAround(reader.sql, scope, first, last),
           `${JSON.stringify(scope)} ${first}`,
         ).toEqual(await byOneStatement(scope, first, last));
+      }
+    }
+  }, 60_000);
+});
+
+describe('the nearest sessions with data, from the session column files', () => {
+  let dir: string;
+  let withFiles: StoreReader;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-no-data-around-'));
+    await copySampleStore(dir);
+    await repairDerivedFiles(dir);
+    withFiles = await StoreReader.open(dir, { threads: 1 });
+  }, 120_000);
+  afterAll(async () => {
+    withFiles?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it("are the statement's for an underlying and a root, found with no statement", async () => {
+    const cache = new StoreCache(() => withFiles.dataVersion);
+    // SPXW has no monthly: its front month is no data on every session, and its nearest are next to it.
+    const scopes: Scope[] = [
+      { underlying: 'SPY' },
+      { underlying: 'SPX', root: 'SPXW' },
+      { underlying: 'SPX', root: 'SPX' },
+      { underlying: 'SPX', root: 'SPXQ' },
+      { underlying: 'AAPL' },
+    ];
+    const around: [string, string][] = [
+      ['2010-06-01', '2010-06-01'],
+      ['2019-01-02', '2019-01-02'],
+      ['2019-03-15', '2019-03-15'],
+      ['2019-06-03', '2019-09-30'],
+      ['2020-02-14', '2020-02-14'],
+      ['2020-12-31', '2020-12-31'],
+      ['2026-03-02', '2026-03-02'],
+    ];
+    for (const scope of scopes) {
+      for (const [first, last] of around) {
+        const statements = vi.spyOn(withFiles.sql, 'value');
+        try {
+          expect(
+            await noDataAround(withFiles.sql, scope, first, last, cache),
+            `${JSON.stringify(scope)} ${first}`,
+          ).toEqual(await byOneStatement(scope, first, last));
+          expect(statements.mock.calls.length, `${JSON.stringify(scope)} ${first}`).toBe(0);
+        } finally {
+          statements.mockRestore();
+        }
       }
     }
   }, 60_000);
