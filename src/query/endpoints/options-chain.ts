@@ -9,8 +9,9 @@ import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
 import { listedGroups } from '../options/listed-groups.js';
+import { noDataAround } from '../options/no-data-around.js';
 import type { OptionRecord } from '../options/records.js';
-import { closedSession, noDataAround, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
+import { closedSession, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
 import { assemble, type ExpirationGroup, type ScopeAnswer, scopeAnswer } from '../options/scope-answer.js';
 import { rowSource } from '../options/snapshot-sql.js';
 import {
