@@ -257,7 +257,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
   }
   const rows = answer.recordsOf(new Set(selectGroups(answer.groups, params, session)));
   const records = filterRecords(rows, params);
-  if (records.length === 0) return noDataAround(ctx.sql, scope, session, undefined, ctx.cache);
+  if (records.length === 0) return noDataAround(ctx.sql, ctx.cache, scope, session);
   return {
     kind: 'ok',
     fields: answer.fieldsOf(records),

@@ -61,7 +61,7 @@ async function rangeRecords(
   );
   const sessions = found.map((row) => row.session_date);
   if (sessions.length === 0)
-    return noDataAround(ctx.sql, scope, lower ?? upper, previousSession(upper), ctx.cache);
+    return noDataAround(ctx.sql, ctx.cache, scope, lower ?? upper, previousSession(upper));
   const rows = await readAnswerRows(ctx.sql, { kind: 'dated', session: sessions[0]! }, scope, { sessions });
   return toRecords(rows, { kind: 'dated', session: sessions[0]! });
 }
@@ -112,7 +112,7 @@ async function answerQuotes(ctx: EndpointContext): Promise<EndpointResult<Option
     }
   }
   if (records.length === 0 && !ranged) {
-    return noDataAround(ctx.sql, { optionSymbol, underlying }, asOfSession(ctx.asOf), undefined, ctx.cache);
+    return noDataAround(ctx.sql, ctx.cache, { optionSymbol, underlying }, asOfSession(ctx.asOf));
   }
   // A lone contract has no parity pair: its computed Greeks are priced on the spot carried (see
   // computed-greeks.ts); the chain's, priced with its expiration's forward, may differ slightly.

@@ -34,7 +34,7 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
   );
   if (rows.length === 0) {
     if (!(await underlyingKnown(ctx.sql, underlying, root))) return SYMBOL_NOT_FOUND;
-    return noDataAround(ctx.sql, scope, asOfSession(ctx.asOf), undefined, ctx.cache);
+    return noDataAround(ctx.sql, ctx.cache, scope, asOfSession(ctx.asOf));
   }
   const byExpiration: Record<string, number[]> = {};
   for (const row of rows) {

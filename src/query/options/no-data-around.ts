@@ -15,14 +15,15 @@ import { partRuns } from './session-file-rows.js';
 /**
  * A no-data answer carrying the nearest sessions with data for the scope before `first` and after `last`
  * (default: `first`), each as the `updated` instant (16:00 ET) a dated request for it would show, or null.
- * With the store's cache, an underlying's or a root's are looked for in the session column files first.
+ * An underlying's or a root's are looked for in the session column files first (a root's contracts from
+ * the contract table `cache` keeps).
  */
 export async function noDataAround(
   sql: SqlSession,
+  cache: StoreCache,
   scope: Scope,
   first: string,
   last: string = first,
-  cache?: StoreCache,
 ): Promise<NoData> {
   const previous = await nearestSession(sql, scope, dayNumberOfIso(first), -1, cache);
   const next = await nearestSession(sql, scope, dayNumberOfIso(last), 1, cache);
@@ -48,7 +49,7 @@ async function nearestSession(
   scope: Scope,
   from: number,
   direction: -1 | 1,
-  cache: StoreCache | undefined,
+  cache: StoreCache,
 ): Promise<string | null> {
   const extent = sql.extent('option_quotes', { underlying: scope.underlying });
   const low = extent === undefined ? Number.NEGATIVE_INFINITY : dayNumberOfIso(extent.first);
@@ -61,10 +62,7 @@ async function nearestSession(
     const first = Math.max(Math.min(near, far), low);
     const last = Math.min(Math.max(near, far), high);
     if (first > last) return null;
-    const inFiles =
-      cache === undefined
-        ? undefined
-        : await sessionWithDataInFiles(sql, cache, scope, direction, first, last);
+    const inFiles = await sessionWithDataInFiles(sql, cache, scope, direction, first, last);
     const found = inFiles !== undefined ? inFiles : await sessionWithData(sql, scope, direction, first, last);
     if (found !== null) return found;
     if (first === low && direction === -1) return null;

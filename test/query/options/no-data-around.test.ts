@@ -57,6 +57,8 @@ describe('the nearest sessions with data around a no-data answer', () => {
     );
     const early = columns[0] as string[];
     expect(early).toHaveLength(2);
+    // The shipped sample has no session column files: every look is a statement.
+    const cache = new StoreCache(() => reader.dataVersion);
     const scopes: Scope[] = [
       { underlying: 'SPY' },
       { underlying: 'SPX', root: 'SPXW' },
@@ -81,7 +83,7 @@ describe('the nearest sessions with data around a no-data answer', () => {
     for (const scope of scopes) {
       for (const [first, last] of around) {
         expect(
-          await noDataAround(reader.sql, scope, first, last),
+          await noDataAround(reader.sql, cache, scope, first, last),
           `${JSON.stringify(scope)} ${first}`,
         ).toEqual(await byOneStatement(scope, first, last));
       }
@@ -127,7 +129,7 @@ describe('the nearest sessions with data, from the session column files', () => 
         const statements = vi.spyOn(withFiles.sql, 'value');
         try {
           expect(
-            await noDataAround(withFiles.sql, scope, first, last, cache),
+            await noDataAround(withFiles.sql, cache, scope, first, last),
             `${JSON.stringify(scope)} ${first}`,
           ).toEqual(await byOneStatement(scope, first, last));
           expect(statements.mock.calls.length, `${JSON.stringify(scope)} ${first}`).toBe(0);
