@@ -150,8 +150,8 @@ export async function readAheadRows(
   // there (a strike not quoted that session), and the strikes a date leaves unquoted stay so for weeks
   // (on the 26 M-row bench store's SPY, a `dte=30` loop's monthly dates: 45 sessions of 2019, each of
   // which read the snapshots for nothing, 1 ms of its 4).
-  const previousRead = cache.heldSized<Block>(oneDateKey(scope, previousSession(session))) !== undefined;
-  if (!stepsOn && !asOf.eodOnly && !previousRead) {
+  const previousBlock = cache.heldSized<Block>(oneDateKey(scope, previousSession(session)));
+  if (!stepsOn && !asOf.eodOnly && previousBlock === undefined) {
     const instant = await instantRows(sql, cache, asOf as CurrentAsOf, {
       ...scope,
       expiration: scope.expiration!,
@@ -167,9 +167,7 @@ export async function readAheadRows(
       // when the cache still holds it, knows those contracts' latest rows before this one, so the look
       // back (some 100 sessions of a dense chain's files for a few unquoted strikes) is made once a run.
       const known = await loadContracts(sql, cache, scope, session, session);
-      const previous = await cache
-        .heldSized<Block>(oneDateKey(scope, previousSession(session)))
-        ?.catch(() => undefined);
+      const previous = await previousBlock?.catch(() => undefined);
       return loadBlock(sql, scope, session, session, known, {
         rowsPerSession: SLICE_ROWS,
         sliceRows: SLICE_ROWS,
