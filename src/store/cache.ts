@@ -126,10 +126,10 @@ class Lru<V> {
  * A least-recently-used map bounded in bytes: each value's size is known once it is computed (a promise
  * is kept at 0 bytes until then); the oldest values go until the rest fit (a value larger than the whole
  * budget is handed out but not kept). Bytes held elsewhere against the same budget (`reserve`) leave
- * less room for the values kept here.
+ * less room for the values kept here. Keyed by text, or by any value (a file's reader, kept by identity).
  */
-class SizedLru {
-  private readonly entries = new Map<string, { value: unknown; bytes: number }>();
+export class SizedLru<K = string> {
+  private readonly entries = new Map<K, { value: unknown; bytes: number }>();
   private total = 0;
   private reserved = 0;
 
@@ -139,7 +139,7 @@ class SizedLru {
     return this.total;
   }
 
-  get(key: string): unknown {
+  get(key: K): unknown {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
@@ -148,13 +148,13 @@ class SizedLru {
   }
 
   /** Keeps a pending value (counted as 0 bytes until it is known). */
-  set(key: string, value: unknown): void {
+  set(key: K, value: unknown): void {
     this.delete(key);
     this.entries.set(key, { value, bytes: 0 });
   }
 
   /** Records the size of a kept value, then lets the oldest go until the total fits. */
-  sized(key: string, value: unknown, bytes: number): void {
+  sized(key: K, value: unknown, bytes: number): void {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.value !== value) return;
     this.total += bytes - entry.bytes;
@@ -169,7 +169,7 @@ class SizedLru {
   }
 
   /** Lets the oldest values go until the kept and reserved bytes fit (`sizing`: the value just sized). */
-  private fit(sizing: string | undefined): void {
+  private fit(sizing: K | undefined): void {
     for (const [oldest, { bytes: size }] of this.entries) {
       if (this.total + this.reserved <= this.capacity) break;
       // Pending values cost nothing yet and are being waited for: they stay.
@@ -179,7 +179,7 @@ class SizedLru {
     }
   }
 
-  delete(key: string): void {
+  delete(key: K): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     this.entries.delete(key);

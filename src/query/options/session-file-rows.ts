@@ -4,6 +4,7 @@
  * then each column asked for, run by run, into the caller's arrays. No statement, nothing to decode.
  */
 import { closeSync } from 'node:fs';
+import { SizedLru } from '../../store/cache.js';
 import type { KeySessions, SessionColumnsFile, SessionColumnsPart } from '../../store/session-columns.js';
 import { KeyIndex } from './key-index.js';
 
@@ -572,28 +573,19 @@ function locatedParts(
  * bounded in bytes. A loop's look backs go over the same older files at each new date (the 26 M-row
  * store's 2019 `dte=30` loop: some 24 files, 300 KB a section, at a dozen dates).
  */
-const keptSections = new Map<SessionColumnsFile, KeySessions>();
-let keptSectionBytes = 0;
 const KEPT_SECTION_BYTES = 32 * 1024 * 1024;
+const keptSections = new SizedLru<SessionColumnsFile>(KEPT_SECTION_BYTES);
 
 /** The key sessions section of `file`: kept from an earlier look back, or read (and kept). */
 function keySessionsOf(file: SessionColumnsFile, fdOf: (file: SessionColumnsFile) => number): KeySessions {
-  const kept = keptSections.get(file);
-  if (kept !== undefined) {
-    keptSections.delete(file);
-    keptSections.set(file, kept);
-    return kept;
-  }
+  const kept = keptSections.get(file) as KeySessions | undefined;
+  if (kept !== undefined) return kept;
   const section = file.keySessions(fdOf(file));
-  // The keys and the bits share one buffer.
+  // The keys and the bits share one buffer; one past a quarter of the budget would push out the rest.
   const bytes = section.keys.buffer.byteLength;
-  if (bytes > KEPT_SECTION_BYTES / 4) return section;
-  keptSections.set(file, section);
-  keptSectionBytes += bytes;
-  for (const [oldest, old] of keptSections) {
-    if (keptSectionBytes <= KEPT_SECTION_BYTES) break;
-    keptSections.delete(oldest);
-    keptSectionBytes -= old.keys.buffer.byteLength;
+  if (bytes <= KEPT_SECTION_BYTES / 4) {
+    keptSections.set(file, section);
+    keptSections.sized(file, section, bytes);
   }
   return section;
 }
