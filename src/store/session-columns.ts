@@ -232,8 +232,9 @@ export class SessionColumnsFile {
   }
 
   /**
-   * The file's key sessions section. Read each time it is asked: a look back asks it once a file, and a
-   * store's files' sections together would be too much to keep.
+   * The file's key sessions section, read each time it is asked: a store's files' sections together
+   * would be too much to keep, so look backs keep the ones they read within a budget of bytes
+   * (`session-file-rows.ts` `keySessionsOf`).
    */
   keySessions(fd: number): KeySessions {
     const { offset, keys, words } = this.header.keySessions;
