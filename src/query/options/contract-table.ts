@@ -163,6 +163,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
   const filed = sql.contractColumns(underlying);
   if (filed !== undefined) {
     const { symbolText, symbolEnds } = filed;
+    const keys = KeyIndex.of(filed.hash);
     return {
       underlying,
       count: filed.count,
@@ -176,9 +177,11 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
       strike: filed.strike,
       firstTradedDay: filed.firstTradedDay,
       flags: filed.flags,
-      keys: KeyIndex.of(filed.hash),
+      keys,
       hashes: filed.hash,
-      bytes: filed.count * CONTRACT_TABLE_BYTES,
+      // The columns are views of the one read of the file, which they keep whole; its symbols are held
+      // again as one text (a byte a character).
+      bytes: filed.hash.buffer.byteLength + symbolText.length + (keys?.bytes ?? 0) + TABLE_BYTES,
     };
   }
   const from = await sql.from('contracts', { underlying });
@@ -197,6 +200,7 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     CONTRACT_NUMBER_COLUMNS.map((name, c) => [name, (read[2 + c] as Float64Array) ?? new Float64Array(0)]),
   ) as Record<ContractNumberColumn, Float64Array>;
   const { roots, root } = rootIndices(rootTexts);
+  const keys = KeyIndex.of(numbers.hash);
   return {
     underlying,
     count: symbols.length,
@@ -208,11 +212,19 @@ async function readContractTable(sql: SqlSession, underlying: string): Promise<C
     strike: numbers.strike,
     firstTradedDay: numbers.firstTradedDay,
     flags: numbers.flags,
-    keys: KeyIndex.of(numbers.hash),
+    keys,
     hashes: numbers.hash,
-    bytes: symbols.length * CONTRACT_TABLE_BYTES,
+    bytes:
+      symbols.length * (SYMBOL_STRING_BYTES + 2 + CONTRACT_NUMBER_COLUMNS.length * 8) +
+      (keys?.bytes ?? 0) +
+      TABLE_BYTES,
   };
 }
 
-/** About what one contract of a contract table costs: its symbol, its columns, its hash's entry. */
-const CONTRACT_TABLE_BYTES = 200;
+/**
+ * What the table holds besides its columns and its key index: its listed groups (`listed-groups.ts`, a
+ * few thousand on a dense listing), its roots, the objects themselves.
+ */
+const TABLE_BYTES = 256 * 1024;
+/** A symbol read through DuckDB: its own string (a header and a byte a character) and its place in the array. */
+const SYMBOL_STRING_BYTES = 48;

@@ -4,13 +4,19 @@
  * large stores matches some 20,000 rows, and this makes their lookups a few array reads each.
  */
 export class KeyIndex {
-  private readonly slots: Float64Array;
-  private readonly values: Int32Array;
+  /**
+   * Per slot, the number of the key held there, or -1: the keys themselves are read from the array
+   * indexed, so an index costs 4 bytes a slot, not 12 (a large store's contract tables are held side by
+   * side in the session cache, and this was a fifth of their bytes).
+   */
+  private readonly slots: Int32Array;
   private readonly mask: number;
 
-  private constructor(size: number) {
-    this.slots = new Float64Array(size).fill(Number.NaN);
-    this.values = new Int32Array(size);
+  private constructor(
+    private readonly keys: Float64Array,
+    size: number,
+  ) {
+    this.slots = new Int32Array(size).fill(-1);
     this.mask = size - 1;
   }
 
@@ -18,7 +24,7 @@ export class KeyIndex {
   static of(keys: Float64Array): KeyIndex | undefined {
     let size = 16;
     while (size < keys.length * 2) size *= 2;
-    const index = new KeyIndex(size);
+    const index = new KeyIndex(keys, size);
     for (let i = 0; i < keys.length; i++) if (!index.add(keys[i]!, i)) return undefined;
     return index;
   }
@@ -34,27 +40,31 @@ export class KeyIndex {
     return index === undefined ? undefined : (key) => index.get(key) !== undefined;
   }
 
+  /** The bytes the index holds besides the keys it indexes. */
+  get bytes(): number {
+    return this.slots.byteLength;
+  }
+
   /** The value of `key`, or undefined. */
   get(key: number): number | undefined {
-    const { slots, mask } = this;
+    const { slots, keys, mask } = this;
     for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
       const held = slots[slot]!;
-      if (held === key) return this.values[slot];
-      if (Number.isNaN(held)) return undefined; // an empty slot
+      if (held === -1) return undefined; // an empty slot
+      if (keys[held] === key) return held;
     }
   }
 
-  /** Adds `key` → `value`; false when the key is there already. */
+  /** Adds `key` → `value` (`keys[value]` is `key`); false when the key is there already. */
   private add(key: number, value: number): boolean {
-    const { slots, mask } = this;
+    const { slots, keys, mask } = this;
     for (let slot = KeyIndex.slotOf(key, mask); ; slot = (slot + 1) & mask) {
       const held = slots[slot]!;
-      if (held === key) return false;
-      if (Number.isNaN(held)) {
-        slots[slot] = key;
-        this.values[slot] = value;
+      if (held === -1) {
+        slots[slot] = value;
         return true;
       }
+      if (keys[held] === key) return false;
     }
   }
 
