@@ -7,11 +7,12 @@
  * The big store is built once into `bench/.cache/big-store` (about 2 GB; tens of minutes on 2 cores): per
  * year the chain store's commit (SPY, SPX/SPXW, AAPL), then ten more ETFs (ETFA…ETFJ) in two commits of
  * five, each with SPY's dense listing on SPY's bars scaled by its own factor. The chain store is built as
- * the chain bench builds it, when absent.
+ * the chain bench builds it, when absent. Both stores are opened by the built package
+ * (`installedOpenStore`), as an install opens them.
  */
 import { join } from 'node:path';
 import type { DailyBar, GeneratorOptions } from '../src/ingest/generator/index.js';
-import { openStore, type Store } from '../src/library/store.js';
+import type { Store } from '../src/library/store.js';
 import { etWallToSeconds, sessionsBetween } from '../src/market-time/index.js';
 import {
   CHAIN_STORE_DIR,
@@ -29,6 +30,7 @@ import {
 import {
   type BenchContext,
   defineBenchmark,
+  installedOpenStore,
   loadAverage,
   ratioRow,
   storeCodeDigest,
@@ -140,9 +142,9 @@ async function cpuAlternately(
   warm: readonly string[],
   paths: readonly string[],
 ): Promise<{ big: number[]; small: number[] }> {
-  const big = await openStore(dirs.big);
+  const big = await installedOpenStore(dirs.big);
   try {
-    const small = await openStore(dirs.small);
+    const small = await installedOpenStore(dirs.small);
     try {
       for (const path of warm) {
         await answer(big, path);
@@ -164,7 +166,7 @@ async function cpuAlternately(
 
 /** The CPU of each path's request on a freshly opened store, in order (each asked once), after `warm` untimed. */
 async function cpuOf(dir: string, warm: readonly string[], paths: readonly string[]): Promise<number[]> {
-  const store = await openStore(dir);
+  const store = await installedOpenStore(dir);
   try {
     for (const path of warm) await answer(store, path);
     const cpu: number[] = [];
@@ -178,7 +180,7 @@ async function cpuOf(dir: string, warm: readonly string[], paths: readonly strin
 /** Opening the store and its first chain, then closing it: wall and CPU. */
 async function openAndFirst(dir: string): Promise<{ wall: number; cpu: number }> {
   return measure(async () => {
-    const store = await openStore(dir);
+    const store = await installedOpenStore(dir);
     try {
       await answer(store, chainPath('SPY', SESSION, false));
     } finally {
@@ -190,7 +192,7 @@ async function openAndFirst(dir: string): Promise<{ wall: number; cpu: number }>
 /** The loop bench's typed loop over 2019 (SPY, `dte=30`, puts, at 15:45): milliseconds per session. */
 async function loopPerSession(dir: string): Promise<number> {
   const sessions = sessionsBetween('2019-01-02', '2019-12-31');
-  const store = await openStore(dir);
+  const store = await installedOpenStore(dir);
   try {
     const started = performance.now();
     for (const session of sessions) {

@@ -415,3 +415,14 @@ export async function installedPitchain(): Promise<{
   const { openStore } = (await load('library/store.js')) as typeof StoreModule;
   return { backtest, openStore };
 }
+
+let installed: ReturnType<typeof installedPitchain> | undefined;
+
+/**
+ * `openStore` of the built package (`installedPitchain`, loaded once): the benches that time what users
+ * run open their stores with it.
+ */
+export async function installedOpenStore(dir: string): Promise<StoreModule.Store> {
+  installed ??= installedPitchain();
+  return (await installed).openStore(dir);
+}
