@@ -6,10 +6,9 @@
  * belongs to one data version: when the store moves on, every entry is dropped.
  */
 
-import type { Clock } from '../market-time/index.js';
 import { isOptionAnswer } from '../query/endpoints/option-answer.js';
 import { OPTION_RECORD_BYTES } from '../query/options/records.js';
-import { paramNames } from '../query/params.js';
+import { clockedSafeParser, paramNames } from '../query/params.js';
 import type { Answer, Endpoint } from '../query/types.js';
 
 export type CacheEntry = {
@@ -229,28 +228,26 @@ type KeyParser = {
   readonly reads: ReadonlySet<string>;
 };
 
-// Building a zod schema costs far more than parsing with it: one per endpoint, its clock set per parse
-// (parses run synchronously), as `clockedParser` does for the endpoints themselves.
+// Building a zod schema costs far more than parsing with it: one per endpoint, parsed as the endpoints
+// parse theirs (`clockedSafeParser`).
 const keyParsers = new WeakMap<Endpoint, KeyParser | undefined>();
 
 function keyParserOf(endpoint: Endpoint): KeyParser | undefined {
   if (keyParsers.has(endpoint)) return keyParsers.get(endpoint);
   let parser: KeyParser | undefined;
   try {
-    let instant = 0;
-    const clock: Clock = { nowSeconds: () => instant };
-    const schema = endpoint.schema(clock);
+    const parse = clockedSafeParser(endpoint.schema);
     parser = {
       parse(query, nowSeconds) {
-        instant = nowSeconds;
         try {
-          const result = schema.safeParse({ ...query });
+          const result = parse({ ...query }, nowSeconds);
           return result.success ? (result.data as object) : undefined;
         } catch {
           return undefined;
         }
       },
-      reads: new Set([...Object.keys(schema.shape), ...paramNames(endpoint)]),
+      // The schema's keys, and `date` when the endpoint reads it.
+      reads: new Set(paramNames(endpoint)),
     };
   } catch {
     parser = undefined;
