@@ -143,6 +143,42 @@ describe('refresh', () => {
   });
 });
 
+describe('a partition after refresh', () => {
+  it('is read from the files of the manifest refreshed to, not of the one its files were first found in', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-refresh-partition-'));
+    dirs.push(dir);
+    const ingest = async (batch: number, underlying: string, sessions: number) => {
+      const tx = await WriteTransaction.begin(dir, { create: true });
+      await stageSyntheticQuotes(tx.sql, { batch, sessions, strikes: 10, underlying });
+      await tx.commit([
+        { source: `b${batch}`, sha256: `b${batch}`, format: 'synthetic', rows: {}, rejected: 0 },
+      ]);
+    };
+    await ingest(0, 'SPY', 3);
+    const reader = await StoreReader.open(dir);
+    try {
+      const count = async (underlying: string) =>
+        Number(
+          await reader.sql.value(
+            `SELECT count(*) FROM ${await reader.partitionSql('option_quotes', { underlying })}`,
+          ),
+        );
+      const before = await count('SPY');
+      expect(before).toBeGreaterThan(0);
+      expect(await count('QQQ')).toBe(0);
+      // Two more sessions of SPY, and a new underlying.
+      await ingest(1, 'SPY', 5);
+      await ingest(2, 'QQQ', 3);
+      expect(await reader.refresh()).toBe(true);
+      expect(await count('SPY')).toBe((before / 3) * 5);
+      expect(await count('QQQ')).toBeGreaterThan(0);
+      expect(reader.extent('option_quotes', { underlying: 'QQQ' })?.rows).toBe(await count('QQQ'));
+    } finally {
+      reader.close();
+    }
+  });
+});
+
 describe('a large partition', () => {
   it('is kept as files of consecutive sessions, each read alone by a query of its sessions', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pitchain-chunks-'));
