@@ -4,6 +4,7 @@
  * bytes of the rows a request keeps makes a repeated or filtered answer cost a memory copy instead of a
  * `JSON.stringify` of every value (which is most of a large chain's time).
  */
+import { jsonArrayBytes, jsonNumberArrayBytes } from './json-array.js';
 
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
@@ -29,12 +30,34 @@ export class JsonColumn {
   private readonly rendered = new Map<string, RenderedColumn>();
   /** The `dateformat` keys a subset of the column was asked for before it was rendered whole. */
   private readonly pickedOnce = new Set<string>();
+  /** A number column's values as numbers and nulls, made when first read. */
+  private made: readonly unknown[] | undefined;
 
-  /** `values` and `kind` as in a `Field`; never mutated afterwards (the rendered text must stay true). */
+  /**
+   * `values` and `kind` as in a `Field`, or numbers with NaN for null; never mutated afterwards (the
+   * rendered text must stay true).
+   */
   constructor(
-    readonly values: readonly unknown[],
+    private readonly source: readonly unknown[] | Float64Array,
     readonly kind: FieldKind,
   ) {}
+
+  /** The column's values (a number column's NaN as null). */
+  get values(): readonly unknown[] {
+    const source = this.source;
+    if (!(source instanceof Float64Array)) return source;
+    if (this.made === undefined) {
+      const values = new Array<number | null>(source.length);
+      for (let i = 0; i < source.length; i++) values[i] = Number.isNaN(source[i]!) ? null : source[i]!;
+      this.made = values;
+    }
+    return this.made;
+  }
+
+  /** How many values it holds. */
+  get length(): number {
+    return this.source.length;
+  }
 
   /**
    * The JSON array of the given rows (all, in order, when `rows` is null), with `format` giving the
@@ -47,6 +70,8 @@ export class JsonColumn {
     formatKey: string,
     format: (values: readonly unknown[]) => readonly unknown[],
   ): string | Buffer {
+    // Numbers print as they are without a `dateformat` (`formatValues` gives them back unchanged).
+    const numbers = formatKey === '' && this.source instanceof Float64Array ? this.source : undefined;
     let column = this.rendered.get(formatKey);
     if (column === undefined && rows !== null && !this.pickedOnce.has(formatKey)) {
       // The first subset asked is printed alone: most answers are asked once (a random session, a page
@@ -54,12 +79,18 @@ export class JsonColumn {
       // several times as much (a 13,000-row chain paged at 10,000: 17 ms of its 40). A second ask
       // renders it whole for the next ones.
       this.pickedOnce.add(formatKey);
+      if (numbers !== undefined)
+        return jsonNumberArrayBytes(Float64Array.from(rows, (i) => numbers[i]!)).bytes;
       const picked = new Array<unknown>(rows.length);
       for (let i = 0; i < rows.length; i++) picked[i] = this.values[rows[i]!];
-      return JSON.stringify(format(picked));
+      const column = rendered(format(picked), this.kind);
+      return column.text ?? column.bytes!;
     }
     if (column === undefined) {
-      column = { text: JSON.stringify(format(this.values)), bytes: undefined, starts: undefined };
+      if (numbers !== undefined) {
+        const { bytes, starts } = jsonNumberArrayBytes(numbers);
+        column = { text: undefined, bytes, starts };
+      } else column = rendered(format(this.values), this.kind);
       this.rendered.set(formatKey, column);
     }
     if (rows === null) return column.text ?? column.bytes!;
@@ -67,9 +98,22 @@ export class JsonColumn {
       column.bytes = Buffer.from(column.text!, 'utf8');
       column.text = undefined;
     }
-    column.starts ??= valueStarts(column.bytes, this.values.length);
+    column.starts ??= valueStarts(column.bytes, this.length);
     return pick(column.bytes, column.starts, rows);
   }
+}
+
+/**
+ * A column's JSON array: prices written as bytes (`jsonArrayBytes` prints a cent value two to three
+ * times as fast as JSON.stringify: 1.8 ms against 3.8 for the seven price columns of a 6,358-row
+ * chain), the rest by JSON.stringify, which prints texts, small integers and nulls faster.
+ */
+function rendered(values: readonly unknown[], kind: FieldKind): RenderedColumn {
+  if (kind === 'number' && values.some((v) => typeof v === 'number' && !Number.isInteger(v))) {
+    const { bytes, starts } = jsonArrayBytes(values);
+    return { text: undefined, bytes, starts };
+  }
+  return { text: JSON.stringify(values), bytes: undefined, starts: undefined };
 }
 
 /**
@@ -115,4 +159,25 @@ function pick(bytes: Buffer, starts: Uint32Array, rows: Int32Array): Buffer {
   }
   out[at] = 0x5d;
   return out;
+}
+
+/**
+ * A field whose values are its JSON column's: a number column made from a store's columns gives its
+ * values as an array only when something reads them (printing JSON reads the column, not the values).
+ */
+export class ColumnField {
+  readonly json: { readonly column: JsonColumn; readonly rows: null };
+
+  constructor(
+    readonly key: string,
+    readonly human: string,
+    readonly kind: FieldKind,
+    column: JsonColumn,
+  ) {
+    this.json = { column, rows: null };
+  }
+
+  get values(): readonly unknown[] {
+    return this.json.column.values;
+  }
 }
