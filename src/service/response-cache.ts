@@ -186,7 +186,8 @@ const SAMPLE = 8;
  */
 export function estimateBytes(key: string, answer: Answer): number {
   let bytes = 256 + key.length * 2;
-  if (isOptionAnswer(answer)) bytes += answer.optionRecords.length * OPTION_RECORD_BYTES;
+  // One record a row (counted whether made yet or not: a whole chain's are made when first read).
+  if (isOptionAnswer(answer)) bytes += (answer.fields[0]?.values.length ?? 0) * OPTION_RECORD_BYTES;
   for (const field of answer.fields) {
     const values = field.values;
     const n = Math.min(values.length, SAMPLE);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chain } from '../../src/query/endpoints/options-chain.js';
-import type { AsOf } from '../../src/query/types.js';
+import type { Answer, AsOf } from '../../src/query/types.js';
+import { keep, parseOutputOptions, renderAnswer } from '../../src/service/format.js';
+import { StoreCache } from '../../src/store/cache.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { withData } from '../helpers/shared-data.js';
 import { buildStore, context, dated, et, live, occ, spxMarket, spyMarket } from './helpers/options-market.js';
@@ -115,6 +117,60 @@ describe('chain: shape and dated semantics', () => {
       kind: 'no_data',
       errmsg: 'Market closed on this date.',
     });
+  });
+});
+
+/** Output options a columnar answer is printed with: pages and columns pick rows of its kept texts. */
+const OUTPUTS: readonly Record<string, string>[] = [
+  {},
+  { dateformat: 'timestamp' },
+  { dateformat: 'spreadsheet' },
+  { limit: '3', offset: '2' },
+  { limit: '5' },
+  { columns: 'optionSymbol,bid,updated,iv' },
+  { human: 'true' },
+  { format: 'csv' },
+  { format: 'csv', dateformat: 'timestamp', headers: 'false' },
+  {},
+];
+
+describe('chain: a whole dated chain printed from its columns', () => {
+  it('prints what its records print, and makes the records when they are read', async () => {
+    // A cache of its own: answers other tests made records of answer from their records.
+    const cache = new StoreCache(() => reader.dataVersion);
+    const ask = (query: Record<string, string>, asOf: AsOf, underlying: string) =>
+      chain.run({ ...context(reader, { now: NOW, asOf, path: { underlying }, query }), cache });
+    for (const [underlying, session] of [
+      ['SPY', '2024-03-14'],
+      ['SPY', '2024-03-15'],
+      ['SPX', '2024-03-14'],
+    ] as const) {
+      const whole = await ask({ expiration: 'all' }, dated(session), underlying);
+      // A row filter that keeps every row: the answer is then made from records.
+      const fromRecords = await ask({ expiration: 'all', strikeLimit: '100000' }, dated(session), underlying);
+      if (whole.kind !== 'ok' || fromRecords.kind !== 'ok')
+        throw new Error(`${underlying} ${session}: no data`);
+      // Printed from columns, not from records.
+      expect(Object.getPrototypeOf(whole)).not.toBe(Object.getPrototypeOf(fromRecords));
+      expect(columns(whole)).toEqual(columns(fromRecords));
+      expect(render(whole)).toEqual(render(fromRecords));
+      expect(whole).toMatchObject({
+        kind: 'ok',
+        rowKey: 'optionSymbol',
+        billing: 'per-1000-rows',
+        dataAsOfSeconds: fromRecords.dataAsOfSeconds,
+      });
+      // The bodies as the service prints them, for every output option, asked twice (kept texts reused).
+      for (const output of OUTPUTS) {
+        const options = parseOutputOptions(output);
+        const body = (answer: Answer) => renderAnswer(answer, keep(answer, options).fields, options).body;
+        const expected = body(fromRecords);
+        expect(body(whole), JSON.stringify(output)).toBe(expected);
+        expect(body(whole), JSON.stringify(output)).toBe(expected);
+      }
+      const records = (whole as typeof whole & { optionRecords: unknown[] }).optionRecords;
+      expect(records).toEqual((fromRecords as typeof whole & { optionRecords: unknown[] }).optionRecords);
+    }
   });
 });
 

@@ -11,7 +11,10 @@ export type OptionAnswer = Answer & {
   readonly optionRecords: readonly OptionRecord[];
 };
 
-/** Whether an answer is an option answer (it carries its records). */
+/**
+ * Whether an answer is an option answer (it carries its records, as a field or, made when first read,
+ * as a getter of its class).
+ */
 export function isOptionAnswer(answer: Answer): answer is OptionAnswer {
-  return Object.hasOwn(answer, 'optionRecords');
+  return 'optionRecords' in answer;
 }

@@ -12,7 +12,13 @@ import { listedGroups } from '../options/listed-groups.js';
 import { noDataAround } from '../options/no-data-around.js';
 import type { OptionRecord } from '../options/records.js';
 import { closedSession, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
-import { assemble, type ExpirationGroup, type ScopeAnswer, scopeAnswer } from '../options/scope-answer.js';
+import {
+  assemble,
+  type ExpirationGroup,
+  type GroupsColumns,
+  type ScopeAnswer,
+  scopeAnswer,
+} from '../options/scope-answer.js';
 import { rowSource } from '../options/snapshot-sql.js';
 import {
   badCombination,
@@ -205,6 +211,19 @@ const PRICE_BOUNDS = [
   'minVolume',
 ] as const;
 
+/** Whether any row filter of {@link filterRecords} applies: without one, the groups' rows are kept whole. */
+function filtersRows(params: ChainParams): boolean {
+  return (
+    params.strike !== undefined ||
+    params.delta !== undefined ||
+    params.side !== undefined ||
+    params.range === 'itm' ||
+    params.range === 'otm' ||
+    PRICE_BOUNDS.some((key) => params[key] !== undefined) ||
+    params.strikeLimit !== undefined
+  );
+}
+
 /** The row filters: strike (which wins over delta), side, range, prices and liquidity, then strikeLimit. */
 function filterRecords(records: readonly OptionRecord[], params: ChainParams): readonly OptionRecord[] {
   let kept: readonly OptionRecord[] = records;
@@ -255,7 +274,11 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
   if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
-  const rows = answer.recordsOf(new Set(selectGroups(answer.groups, params, session)));
+  const selected = new Set(selectGroups(answer.groups, params, session));
+  // Without row filters, the groups' rows are the answer: printed from their columns when they come so.
+  const columnar = filtersRows(params) ? undefined : answer.columnsOf(selected);
+  if (columnar !== undefined && columnar.rows > 0) return new ColumnarChainResult(columnar, answer, selected);
+  const rows = answer.recordsOf(selected);
   const records = filterRecords(rows, params);
   if (records.length === 0) return noDataAround(ctx.sql, ctx.cache, scope, session);
   return {
@@ -267,6 +290,34 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
     optionRecords: records,
     ...(ctx.greeks === 'computed' ? { greeksComputed: true as const } : {}),
   };
+}
+
+/**
+ * A dated chain's answer without row filters, its fields made from the rows' columns
+ * (`ScopeAnswer.columnsOf`). Its records are made when first read: the service's face prints the fields
+ * and never reads them (a dense chain's records were most of its CPU, collecting included); the backtest
+ * face judges them. A class, not an object literal with a getter, so that every such answer shares one
+ * hidden class (see `AssembledAnswer`).
+ */
+class ColumnarChainResult implements OptionAnswer {
+  readonly kind = 'ok' as const;
+  readonly rowKey = 'optionSymbol';
+  readonly billing = 'per-1000-rows' as const;
+  readonly fields: OptionAnswer['fields'];
+  readonly dataAsOfSeconds: number | null;
+
+  constructor(
+    columnar: GroupsColumns,
+    private readonly answer: ScopeAnswer,
+    private readonly groups: ReadonlySet<ExpirationGroup>,
+  ) {
+    this.fields = columnar.fields;
+    this.dataAsOfSeconds = columnar.dataAsOf;
+  }
+
+  get optionRecords(): readonly OptionRecord[] {
+    return this.answer.recordsOf(this.groups);
+  }
 }
 
 /**

@@ -6,9 +6,11 @@
  */
 import { previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
-import type { InterestColumns } from './block-columns.js';
+import { gathered, type InterestColumns } from './block-columns.js';
 import type { Block } from './block-read.js';
+import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
+import type { DatedSnapshotColumns } from './records.js';
 import type { RowSource, SnapshotRow } from './snapshot-sql.js';
 import { firstAbove, firstNot } from './sorted-search.js';
 
@@ -84,7 +86,11 @@ export function datedRows(block: Block, session: string, only?: number, expirati
     }
   }
   const settledDay = dayNumberOfIso(previousSession(session));
-  return blockSource(block, rows, (id) => settledInterest(block.interest, id, settledDay));
+  const interestOf = (id: number) => settledInterest(block.interest, id, settledDay);
+  return {
+    ...blockSource(block, rows, interestOf),
+    datedColumns: () => datedColumnsOf(block, rows, interestOf, session),
+  };
 }
 
 /** The rows of a block chosen for an as-of, made into store rows only when asked for. */
@@ -101,6 +107,66 @@ function blockSource(
       const row = rows[index]!;
       return rowAt(block, row, interestOf(contractOf[row]!), isoDateOfDay(block.quotes.day[row]!));
     },
+  };
+}
+
+/** A dated answer's rows of a block as columns (`datedValueColumns`), gathered once: what `rowAt` reads. */
+function datedColumnsOf(
+  block: Block,
+  rows: readonly number[],
+  interestOf: (contract: number) => number,
+  session: string,
+): DatedSnapshotColumns {
+  const q = block.quotes;
+  const length = rows.length;
+  const contracts = new Int32Array(length);
+  const interestRows = new Int32Array(length);
+  for (let index = 0; index < length; index++) {
+    const id = q.contract[rows[index]!]!;
+    contracts[index] = id;
+    interestRows[index] = interestOf(id);
+  }
+  const ofContracts = (value: (contract: Contract, id: number) => number) => {
+    const out = new Float64Array(length);
+    for (let index = 0; index < length; index++) {
+      const id = contracts[index]!;
+      out[index] = value(block.contracts[id]!, id);
+    }
+    return out;
+  };
+  const ofRows = (column: Float64Array) => gathered(column, rows);
+  const ofInterest = (column: Float64Array) => {
+    const out = new Float64Array(length);
+    for (let index = 0; index < length; index++) {
+      const row = interestRows[index]!;
+      out[index] = row === -1 ? Number.NaN : column[row]!;
+    }
+    return out;
+  };
+  const isCall = new Uint8Array(length);
+  for (let index = 0; index < length; index++)
+    isCall[index] = block.contracts[contracts[index]!]!.side === 'call' ? 1 : 0;
+  return {
+    length,
+    session,
+    underlying: length === 0 ? '' : block.contracts[contracts[0]!]!.underlying,
+    symbolAt: (index) => block.contracts[contracts[index]!]!.option_symbol,
+    isCall,
+    strike: ofContracts((contract) => Number(contract.strike)),
+    expirationTime: ofContracts((contract) => contract.expiration_time),
+    expirationDay: ofContracts((contract) => dayNumberOfIso(contract.expiration)),
+    firstTradedDay: ofContracts((_, id) => block.firstTradedDay[id]!),
+    quoteTime: ofRows(q.quote_time),
+    bid: ofRows(q.bid),
+    ask: ofRows(q.ask),
+    bidSize: ofRows(q.bid_size),
+    askSize: ofRows(q.ask_size),
+    last: ofRows(q.last),
+    volume: ofRows(q.volume),
+    volumeTime: ofRows(q.volume_time),
+    underlyingPrice: ofRows(q.underlying_price),
+    openInterest: ofInterest(block.interest.openInterest),
+    oiPublishedAt: ofInterest(block.interest.publishedAt),
   };
 }
 

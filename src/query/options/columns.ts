@@ -1,7 +1,8 @@
 /** The option row's output columns: keys, human keys and kinds in the service's order, and their values. */
 import { type KnownAtFamily, OPTION_FIELD_KNOWN_AT } from '../../pit/known-at.js';
+import { ColumnField, JsonColumn } from '../json-columns.js';
 import type { Field, FieldKind } from '../types.js';
-import type { OptionRecord, OptionValues } from './records.js';
+import type { OptionRecord, OptionValueColumns, OptionValues } from './records.js';
 
 /**
  * Every field of the service's option row, in the service's order, with its human key (api-reference §7)
@@ -68,6 +69,16 @@ export function optionFields(records: readonly OptionRecord[]): Field[] {
   // A chain can hold ten thousand rows of 25 fields; a minute loop makes one of 150 rows each minute.
   const values = collectColumns(records);
   return OPTION_COLUMNS.map(({ key, human, kind }, i) => ({ key, human, kind, values: values[i]! }));
+}
+
+/**
+ * The option row fields of columns made without records (`datedValueColumns`), in the service's key
+ * order, each printed from its own JSON column (`ColumnField`).
+ */
+export function fieldsOfColumns(columns: OptionValueColumns): Field[] {
+  return OPTION_COLUMNS.map(
+    ({ key, human, kind }) => new ColumnField(key, human, kind, new JsonColumn(columns[key], kind)),
+  );
 }
 
 /** The latest known-at instant of the records' values, or null for none. */

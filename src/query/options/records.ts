@@ -7,6 +7,9 @@ import type { OptionSide } from '../../occ/index.js';
 import type { AsOf } from '../../pit/as-of.js';
 import type { OptionKnownAt } from '../../pit/known-at.js';
 import { DEFAULT_RATE, greekColumns, yearsBetween } from '../../pricing/index.js';
+import { gathered } from './block-columns.js';
+import { nullable } from './block-rows.js';
+import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import type { SnapshotRow } from './snapshot-sql.js';
 
 /** The service's option row (chain and option quotes), field for field. */
@@ -155,11 +158,10 @@ class RowRecord {
   ) {
     const spot = row.underlying_price;
     const strike = Number(row.strike);
+    const isCall = row.side === 'call';
     const rawMid = row.bid === null || row.ask === null ? null : (row.bid + row.ask) / 2;
     const mid = row.bid === null || row.ask === null ? null : midOf(row.bid, row.ask);
-    const intrinsicRaw =
-      spot === null ? null : Math.max(0, row.side === 'call' ? spot - strike : strike - spot);
-    const intrinsicValue = intrinsicRaw === null ? null : roundCents(intrinsicRaw);
+    const intrinsicValue = spot === null ? null : intrinsicOf(isCall, spot, strike);
     const volumeTime = row.volume === null ? null : (row.volume_time ?? row.quote_time);
     const volumeKnown = current === undefined || volumeTime === null || volumeTime <= current.cutoffSeconds;
     const volume = volumeKnown ? row.volume : null;
@@ -217,12 +219,9 @@ class RowRecord {
     self.last = row.last;
     self.openInterest = openInterest;
     self.volume = volume;
-    self.inTheMoney = spot === null ? null : row.side === 'call' ? spot > strike : strike > spot;
+    self.inTheMoney = spot === null ? null : inTheMoneyOf(isCall, spot, strike);
     self.intrinsicValue = intrinsicValue;
-    // The service prints extrinsic value unsigned: its deep in-the-money puts quoted under parity show
-    // mid 69.75, intrinsic 69.87, extrinsic 0.12.
-    self.extrinsicValue =
-      mid === null || intrinsicValue === null ? null : roundCents(Math.abs(mid - intrinsicValue));
+    self.extrinsicValue = mid === null || intrinsicValue === null ? null : extrinsicOf(mid, intrinsicValue);
     self.underlyingPrice = spot;
     self.iv = greeks.iv;
     self.delta = greeks.delta;
@@ -236,12 +235,196 @@ class RowRecord {
     self.group = group;
     self.expirationDate = row.expiration;
     self.withheldVolume = volumeKnown ? null : row.volume;
-    self.knownAt = Math.max(
-      row.quote_time,
-      volume === null || volumeTime === null ? row.quote_time : volumeTime,
-      oiPublishedAt ?? row.quote_time,
-    );
+    self.knownAt = knownAtOf(row.quote_time, volume === null ? null : volumeTime, oiPublishedAt);
   }
+}
+
+/** Whether a contract is in the money at the underlying price `spot`. */
+function inTheMoneyOf(isCall: boolean, spot: number, strike: number): boolean {
+  return isCall ? spot > strike : strike > spot;
+}
+
+/** The intrinsic value at `spot`, rounded as the service prints it. */
+function intrinsicOf(isCall: boolean, spot: number, strike: number): number {
+  return roundCents(Math.max(0, isCall ? spot - strike : strike - spot));
+}
+
+/**
+ * The extrinsic value from the printed mid and intrinsic value. The service prints it unsigned: its deep
+ * in-the-money puts quoted under parity show mid 69.75, intrinsic 69.87, extrinsic 0.12.
+ */
+function extrinsicOf(mid: number, intrinsicValue: number): number {
+  return roundCents(Math.abs(mid - intrinsicValue));
+}
+
+/** The latest known-at instant of a row's served values: its quote, its volume's stamp, its open interest's. */
+function knownAtOf(quoteTime: number, servedVolumeTime: number | null, oiPublishedAt: number | null): number {
+  return Math.max(quoteTime, servedVolumeTime ?? quoteTime, oiPublishedAt ?? quoteTime);
+}
+
+/**
+ * A dated answer's store rows as columns: one session's snapshot of each contract, numbers as NaN for
+ * NULL. What a session block hands over without making a row object per contract.
+ */
+export type DatedSnapshotColumns = {
+  readonly length: number;
+  readonly session: string;
+  readonly underlying: string;
+  /** Row `index`'s option symbol. */
+  readonly symbolAt: (index: number) => string;
+  /** 1 for a call, 0 for a put. */
+  readonly isCall: Uint8Array;
+  readonly strike: Float64Array;
+  readonly expirationTime: Float64Array;
+  /** Day numbers (days since 1970-01-01). */
+  readonly expirationDay: Float64Array;
+  readonly firstTradedDay: Float64Array;
+  readonly quoteTime: Float64Array;
+  readonly bid: Float64Array;
+  readonly ask: Float64Array;
+  readonly bidSize: Float64Array;
+  readonly askSize: Float64Array;
+  readonly last: Float64Array;
+  readonly volume: Float64Array;
+  readonly volumeTime: Float64Array;
+  readonly underlyingPrice: Float64Array;
+  readonly openInterest: Float64Array;
+  readonly oiPublishedAt: Float64Array;
+};
+
+/**
+ * The service's option row as columns, one per field, in {@link compareRecords} order: numbers as a
+ * `Float64Array` with NaN for null (what a number field holds: see `NumberColumn`), the rest as arrays.
+ */
+export type OptionValueColumns = {
+  readonly [K in keyof OptionValues]: OptionValues[K] extends number | null
+    ? Float64Array
+    : OptionValues[K][];
+};
+
+/**
+ * The values the records of a dated answer would hold (of the rows at `indices`, all without), made as
+ * columns straight from the store's columns, in the service's order, with the latest known-at instant
+ * among them: the records' rules (`RowRecord` with no current cutoff: no Greeks, volume always served)
+ * without an object per row, and numbers without a JavaScript number each. A whole chain of thousands of
+ * rows made each a row object and a record that the collector then copied: most of such an answer's
+ * CPU. The differential tests hold these columns to the records' fields.
+ */
+export function datedValueColumns(
+  rows: DatedSnapshotColumns,
+  indices?: Int32Array,
+): {
+  columns: OptionValueColumns;
+  knownAt: number | null;
+} {
+  const order = serviceOrder(rows, indices);
+  const count = order.length;
+  const sessionDay = dayNumberOfIso(rows.session);
+  const opening = new Map<number, number>();
+  const openingOf = (day: number) => {
+    let seconds = opening.get(day);
+    if (seconds === undefined) {
+      seconds = etWallToSeconds(isoDateOfDay(day), '09:30');
+      opening.set(day, seconds);
+    }
+    return seconds;
+  };
+  /** A store column in the service's order (NaN stays NaN: null). */
+  const ordered = (column: Float64Array) => gathered(column, order);
+  const strike = ordered(rows.strike);
+  const bid = ordered(rows.bid);
+  const ask = ordered(rows.ask);
+  const underlyingPrice = ordered(rows.underlyingPrice);
+  const volume = ordered(rows.volume);
+  const quoteTime = ordered(rows.quoteTime);
+  const oiPublishedAt = ordered(rows.oiPublishedAt);
+  const openInterest = ordered(rows.openInterest);
+  const firstTraded = new Float64Array(count);
+  const dte = new Float64Array(count);
+  const mid = new Float64Array(count);
+  const intrinsicValue = new Float64Array(count);
+  const extrinsicValue = new Float64Array(count);
+  const optionSymbol = new Array<string>(count);
+  const side = new Array<OptionSide>(count);
+  const inTheMoney = new Array<boolean | null>(count);
+  let knownAt: number | null = null;
+  for (let k = 0; k < count; k++) {
+    const i = order[k]!;
+    const isCall = rows.isCall[i] === 1;
+    const spot = underlyingPrice[k]!;
+    const hasSpot = !Number.isNaN(spot);
+    const midValue = Number.isNaN(bid[k]!) || Number.isNaN(ask[k]!) ? Number.NaN : midOf(bid[k]!, ask[k]!);
+    const intrinsic = hasSpot ? intrinsicOf(isCall, spot, strike[k]!) : Number.NaN;
+    optionSymbol[k] = rows.symbolAt(i);
+    side[k] = isCall ? 'call' : 'put';
+    firstTraded[k] = openingOf(rows.firstTradedDay[i]!);
+    dte[k] = rows.expirationDay[i]! - sessionDay;
+    mid[k] = midValue;
+    inTheMoney[k] = hasSpot ? inTheMoneyOf(isCall, spot, strike[k]!) : null;
+    intrinsicValue[k] = intrinsic;
+    extrinsicValue[k] =
+      Number.isNaN(midValue) || Number.isNaN(intrinsic) ? Number.NaN : extrinsicOf(midValue, intrinsic);
+    // Open interest only where a settlement was read for the contract (its publication is known).
+    const published = nullable(oiPublishedAt[k]!);
+    if (published === null) openInterest[k] = Number.NaN;
+    const volumeTime = Number.isNaN(volume[k]!) ? null : (nullable(rows.volumeTime[i]!) ?? quoteTime[k]!);
+    const rowKnownAt = knownAtOf(quoteTime[k]!, volumeTime, published);
+    if (knownAt === null || rowKnownAt > knownAt) knownAt = rowKnownAt;
+  }
+  // Dated answers have no Greeks: one column of nulls serves the five.
+  const noGreeks = new Float64Array(count).fill(Number.NaN);
+  const columns: OptionValueColumns = {
+    optionSymbol,
+    underlying: new Array<string>(count).fill(rows.underlying),
+    expiration: ordered(rows.expirationTime),
+    side,
+    strike,
+    firstTraded,
+    dte,
+    updated: quoteTime,
+    bid,
+    bidSize: ordered(rows.bidSize),
+    mid,
+    ask,
+    askSize: ordered(rows.askSize),
+    last: ordered(rows.last),
+    openInterest,
+    volume,
+    inTheMoney,
+    intrinsicValue,
+    extrinsicValue,
+    underlyingPrice,
+    iv: noGreeks,
+    delta: noGreeks,
+    gamma: noGreeks,
+    theta: noGreeks,
+    vega: noGreeks,
+  };
+  return { columns, knownAt };
+}
+
+/**
+ * The rows' indices (those given, or all) in the service's order ({@link compareRecords}), compared over
+ * the columns.
+ */
+function serviceOrder(rows: DatedSnapshotColumns, indices: Int32Array | undefined): Int32Array {
+  const { expirationTime, isCall, strike } = rows;
+  let order: Int32Array;
+  if (indices === undefined) {
+    order = new Int32Array(rows.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+  } else order = Int32Array.from(indices);
+  const compare = (a: number, b: number) => {
+    const by = expirationTime[a]! - expirationTime[b]! || isCall[b]! - isCall[a]! || strike[a]! - strike[b]!;
+    if (by !== 0) return by;
+    const symbolA = rows.symbolAt(a);
+    const symbolB = rows.symbolAt(b);
+    return symbolA < symbolB ? -1 : symbolA > symbolB ? 1 : 0;
+  };
+  // Rows in symbol order are in this order already when one root's (its dates, then calls, then strikes).
+  let sorted = true;
+  for (let k = 1; k < order.length && sorted; k++) sorted = compare(order[k - 1]!, order[k]!) < 0;
+  return sorted ? order : order.sort(compare);
 }
 
 /** A one-argument function remembered per argument (dates repeat across a chain's rows). */

@@ -11,13 +11,14 @@ import { previousSession } from '../../market-time/index.js';
 import type { AsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
-import { QUOTE_COLUMNS } from './block-columns.js';
+import { gathered, QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
 import { asDouble, contractKeySql, quoteReadSql, symbolRangesSql } from './block-sql.js';
 import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
 import { contractRanges, groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
+import type { DatedSnapshotColumns } from './records.js';
 import type { Scope } from './scope.js';
 import { partRuns, symbolOrder } from './session-file-rows.js';
 import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
@@ -331,6 +332,7 @@ function sessionSource(
   return {
     length: positions.length,
     groupOf: groupAtIndex,
+    datedColumns: () => sessionColumnsOf(block, positions, session),
     row: (index): SnapshotRow => {
       const at = positions[index]!;
       const id = ids[at]!;
@@ -371,5 +373,45 @@ function sessionSource(
         oi_published_at: hasInterest ? block.publishedAt[at]! : null,
       };
     },
+  };
+}
+
+/** The block's rows at `positions` as a dated answer's columns (`datedValueColumns`), gathered once. */
+function sessionColumnsOf(
+  block: SessionBlock,
+  positions: readonly number[],
+  session: string,
+): DatedSnapshotColumns {
+  const { table, ids, quotes } = block;
+  const length = positions.length;
+  const contracts = new Int32Array(length);
+  for (let index = 0; index < length; index++) contracts[index] = ids[positions[index]!]!;
+  const isCall = new Uint8Array(length);
+  for (let index = 0; index < length; index++)
+    isCall[index] = table.flags[contracts[index]!]! & CONTRACT_FLAGS.call ? 1 : 0;
+  const byContract = (column: Float64Array) => gathered(column, contracts);
+  const byPosition = (column: Float64Array) => gathered(column, positions);
+  return {
+    length,
+    session,
+    underlying: table.underlying,
+    symbolAt: (index) => table.symbolAt(contracts[index]!),
+    isCall,
+    strike: byContract(table.strike),
+    expirationTime: byContract(table.expirationTime),
+    expirationDay: byContract(table.expirationDay),
+    firstTradedDay: byContract(table.firstTradedDay),
+    quoteTime: byPosition(quotes.quote_time),
+    bid: byPosition(quotes.bid),
+    ask: byPosition(quotes.ask),
+    bidSize: byPosition(quotes.bid_size),
+    askSize: byPosition(quotes.ask_size),
+    last: byPosition(quotes.last),
+    volume: byPosition(quotes.volume),
+    volumeTime: byPosition(quotes.volume_time),
+    underlyingPrice: byPosition(quotes.underlying_price),
+    // Open interest only where a settlement was read for the contract (its publication is known).
+    openInterest: byPosition(block.openInterest),
+    oiPublishedAt: byPosition(block.publishedAt),
   };
 }

@@ -7,6 +7,7 @@ import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/
 import type { OptionSide } from '../../occ/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
+import type { DatedSnapshotColumns } from './records.js';
 import type { Scope } from './scope.js';
 
 /** A contract with the snapshot and open interest that answer it, as the store returns them. */
@@ -375,6 +376,11 @@ export type RowSource = {
   readonly length: number;
   groupOf(index: number): GroupColumns;
   row(index: number): SnapshotRow;
+  /**
+   * The same rows as columns (row `index` of the source is row `index` of the columns), from a source
+   * that holds a dated answer's rows in columns already (a session block).
+   */
+  datedColumns?(): DatedSnapshotColumns;
 };
 
 /** A row source over rows already read. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
+import { dataAsOf, optionFields } from '../../../src/query/options/columns.js';
 import {
   announceSessionLoop,
   readAheadRows,
@@ -191,6 +192,15 @@ describe('random access to dated sessions', () => {
       expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
       // Asked again: from the cache, the same.
       expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
+      // The whole answer printed from the block's columns, without records: the query's records' fields.
+      const answer = assemble(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope));
+      const whole = answer.columnsOf(new Set(answer.groups));
+      expect(whole, `${session} ${JSON.stringify(scope)}`).toBeDefined();
+      expect(whole!.rows).toBe(expected.length);
+      expect(whole!.dataAsOf).toBe(dataAsOf(expected));
+      expect(whole!.fields.map((f) => [f.key, f.kind, f.values])).toEqual(
+        optionFields(expected).map((f) => [f.key, f.kind, f.values]),
+      );
     }
     expect(cache.sessionCacheBytes).toBeLessThanOrEqual(256 * 1024);
   }, 120_000);
