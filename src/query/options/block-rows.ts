@@ -10,8 +10,7 @@ import { gathered, type InterestColumns } from './block-columns.js';
 import type { Block } from './block-read.js';
 import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
-import type { DatedSnapshotColumns } from './records.js';
-import type { RowSource, SnapshotRow } from './snapshot-sql.js';
+import type { DatedSnapshotColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
 import { firstAbove, firstNot } from './sorted-search.js';
 
 /** Whether every row an as-of may use lies in the block's sessions (older ones are checked later). */

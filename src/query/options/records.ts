@@ -10,7 +10,7 @@ import { DEFAULT_RATE, greekColumns, yearsBetween } from '../../pricing/index.js
 import { gathered } from './block-columns.js';
 import { nullable } from './block-rows.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
-import type { SnapshotRow } from './snapshot-sql.js';
+import type { DatedSnapshotColumns, SnapshotRow } from './snapshot-sql.js';
 
 /** The service's option row (chain and option quotes), field for field. */
 export type OptionValues = {
@@ -261,36 +261,6 @@ function extrinsicOf(mid: number, intrinsicValue: number): number {
 function knownAtOf(quoteTime: number, servedVolumeTime: number | null, oiPublishedAt: number | null): number {
   return Math.max(quoteTime, servedVolumeTime ?? quoteTime, oiPublishedAt ?? quoteTime);
 }
-
-/**
- * A dated answer's store rows as columns: one session's snapshot of each contract, numbers as NaN for
- * NULL. What a session block hands over without making a row object per contract.
- */
-export type DatedSnapshotColumns = {
-  readonly length: number;
-  readonly session: string;
-  readonly underlying: string;
-  /** Row `index`'s option symbol. */
-  readonly symbolAt: (index: number) => string;
-  /** 1 for a call, 0 for a put. */
-  readonly isCall: Uint8Array;
-  readonly strike: Float64Array;
-  readonly expirationTime: Float64Array;
-  /** Day numbers (days since 1970-01-01). */
-  readonly expirationDay: Float64Array;
-  readonly firstTradedDay: Float64Array;
-  readonly quoteTime: Float64Array;
-  readonly bid: Float64Array;
-  readonly ask: Float64Array;
-  readonly bidSize: Float64Array;
-  readonly askSize: Float64Array;
-  readonly last: Float64Array;
-  readonly volume: Float64Array;
-  readonly volumeTime: Float64Array;
-  readonly underlyingPrice: Float64Array;
-  readonly openInterest: Float64Array;
-  readonly oiPublishedAt: Float64Array;
-};
 
 /**
  * The service's option row as columns, one per field, in {@link compareRecords} order: numbers as a

@@ -18,10 +18,9 @@ import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } fr
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
 import { contractRanges, groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
-import type { DatedSnapshotColumns } from './records.js';
 import type { Scope } from './scope.js';
 import { partRuns, symbolOrder } from './session-file-rows.js';
-import type { GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
+import type { DatedSnapshotColumns, GroupColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
 
 /** The quote columns a dated answer prints (the loop blocks' without the contract, the day and the Greeks). */
 const SESSION_COLUMNS = QUOTE_COLUMNS.slice(

@@ -7,7 +7,6 @@ import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/
 import type { OptionSide } from '../../occ/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
-import type { DatedSnapshotColumns } from './records.js';
 import type { Scope } from './scope.js';
 
 /** A contract with the snapshot and open interest that answer it, as the store returns them. */
@@ -381,6 +380,36 @@ export type RowSource = {
    * that holds a dated answer's rows in columns already (a session block).
    */
   datedColumns?(): DatedSnapshotColumns;
+};
+
+/**
+ * A dated answer's store rows as columns: one session's snapshot of each contract, numbers as NaN for
+ * NULL. What a session block hands over without making a row object per contract.
+ */
+export type DatedSnapshotColumns = {
+  readonly length: number;
+  readonly session: string;
+  readonly underlying: string;
+  /** Row `index`'s option symbol. */
+  readonly symbolAt: (index: number) => string;
+  /** 1 for a call, 0 for a put. */
+  readonly isCall: Uint8Array;
+  readonly strike: Float64Array;
+  readonly expirationTime: Float64Array;
+  /** Day numbers (days since 1970-01-01). */
+  readonly expirationDay: Float64Array;
+  readonly firstTradedDay: Float64Array;
+  readonly quoteTime: Float64Array;
+  readonly bid: Float64Array;
+  readonly ask: Float64Array;
+  readonly bidSize: Float64Array;
+  readonly askSize: Float64Array;
+  readonly last: Float64Array;
+  readonly volume: Float64Array;
+  readonly volumeTime: Float64Array;
+  readonly underlyingPrice: Float64Array;
+  readonly openInterest: Float64Array;
+  readonly oiPublishedAt: Float64Array;
 };
 
 /** A row source over rows already read. */
