@@ -79,8 +79,11 @@ export class JsonColumn {
       // several times as much (a 13,000-row chain paged at 10,000: 17 ms of its 40). A second ask
       // renders it whole for the next ones.
       this.pickedOnce.add(formatKey);
-      if (numbers !== undefined)
-        return jsonNumberArrayBytes(Float64Array.from(rows, (i) => numbers[i]!)).bytes;
+      if (numbers !== undefined) {
+        const picked = new Float64Array(rows.length);
+        for (let i = 0; i < rows.length; i++) picked[i] = numbers[rows[i]!]!;
+        return jsonNumberArrayBytes(picked).bytes;
+      }
       const picked = new Array<unknown>(rows.length);
       for (let i = 0; i < rows.length; i++) picked[i] = this.values[rows[i]!];
       const column = rendered(format(picked), this.kind);

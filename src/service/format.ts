@@ -146,11 +146,38 @@ export function keep(answer: Answer, options: OutputOptions): { fields: Field[];
 }
 
 function page(field: Field, start: number, end: number, range: () => Int32Array): Field {
-  const values = field.values.slice(start, end);
-  if (field.json === undefined) return { ...field, values };
+  if (field.json === undefined) return { ...field, values: field.values.slice(start, end) };
   const { column, rows } = field.json;
   const kept = rows === null ? range() : rows.subarray(start, end);
-  return { ...field, values, json: { column, rows: kept } };
+  return new PagedField(field, start, end, { column, rows: kept });
+}
+
+/**
+ * A page of a field printed from its JSON column: its values are sliced only when read (the JSON body
+ * copies the column's bytes; a number column made from a store's columns has no values array until one
+ * is read, and a 13,000-row chain's page made all twenty of them to slice them).
+ */
+class PagedField implements Field {
+  readonly key: string;
+  readonly human: string;
+  readonly kind: FieldKind;
+  private sliced: readonly unknown[] | undefined;
+
+  constructor(
+    private readonly whole: Field,
+    private readonly start: number,
+    private readonly end: number,
+    readonly json: NonNullable<Field['json']>,
+  ) {
+    this.key = whole.key;
+    this.human = whole.human;
+    this.kind = whole.kind;
+  }
+
+  get values(): readonly unknown[] {
+    this.sliced ??= this.whole.values.slice(this.start, this.end);
+    return this.sliced;
+  }
 }
 
 /** Renders a successful answer in the requested format, in one piece (see `answerPieces`). */

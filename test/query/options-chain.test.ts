@@ -131,6 +131,7 @@ const OUTPUTS: readonly Record<string, string>[] = [
   { human: 'true' },
   { format: 'csv' },
   { format: 'csv', dateformat: 'timestamp', headers: 'false' },
+  { format: 'csv', limit: '4', offset: '1' },
   {},
 ];
 
