@@ -73,12 +73,20 @@ export function optionFields(records: readonly OptionRecord[]): Field[] {
 
 /**
  * The option row fields of columns made without records (`datedValueColumns`), in the service's key
- * order, each printed from its own JSON column (`ColumnField`).
+ * order, each printed from a JSON column (`ColumnField`): fields given the same values and kind (a dated
+ * answer's five Greeks, all null) share one, printed once.
  */
 export function fieldsOfColumns(columns: OptionValueColumns): Field[] {
-  return OPTION_COLUMNS.map(
-    ({ key, human, kind }) => new ColumnField(key, human, kind, new JsonColumn(columns[key], kind)),
-  );
+  const shared = new Map<unknown, JsonColumn>();
+  return OPTION_COLUMNS.map(({ key, human, kind }) => {
+    const values = columns[key];
+    let column = shared.get(values);
+    if (column === undefined || column.kind !== kind) {
+      column = new JsonColumn(values, kind);
+      shared.set(values, column);
+    }
+    return new ColumnField(key, human, kind, column);
+  });
 }
 
 /** The latest known-at instant of the records' values, or null for none. */
