@@ -170,6 +170,8 @@ describe('chain: a whole dated chain printed from its columns', () => {
         expect(body(whole), JSON.stringify(output)).toBe(expected);
       }
       const records = (whole as typeof whole & { optionRecords: unknown[] }).optionRecords;
+      // Made once, however often read (the backtest face reads them twice).
+      expect((whole as typeof whole & { optionRecords: unknown[] }).optionRecords).toBe(records);
       expect(records).toEqual((fromRecords as typeof whole & { optionRecords: unknown[] }).optionRecords);
     }
   });

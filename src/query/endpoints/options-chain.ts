@@ -305,6 +305,7 @@ class ColumnarChainResult implements OptionAnswer {
   readonly billing = 'per-1000-rows' as const;
   readonly fields: OptionAnswer['fields'];
   readonly dataAsOfSeconds: number | null;
+  private records: readonly OptionRecord[] | undefined;
 
   constructor(
     columnar: GroupsColumns,
@@ -316,7 +317,9 @@ class ColumnarChainResult implements OptionAnswer {
   }
 
   get optionRecords(): readonly OptionRecord[] {
-    return this.answer.recordsOf(this.groups);
+    // Made once: the records of some of the groups are sorted together at each `recordsOf`.
+    this.records ??= this.answer.recordsOf(this.groups);
+    return this.records;
   }
 }
 
