@@ -1,8 +1,9 @@
 /**
- * JSON arrays written as bytes: the text `JSON.stringify(values)` prints, with where each value starts,
- * without a string per value. A dense chain prints some 150,000 values; `JSON.stringify` spent 7 ms of
- * a 6,358-row chain's answer on them, most on prices (cents) and on columns of one repeated value (the
- * underlying, a side, nulls), which are written here digit by digit or copied from the value before.
+ * JSON arrays written as bytes: the text `JSON.stringify(values)` prints, with where each value starts.
+ * A column of numbers is written digit by digit, without a string per value: a dense chain prints some
+ * 150,000 values, and `JSON.stringify` spent 7 ms of a 6,358-row chain's answer on them, most on prices
+ * (cents) and on runs of one repeated value (nulls, an underlying price), which are copied here from the
+ * value before. Anything else is printed by `JSON.stringify`, which prints texts faster than a loop here.
  */
 
 /** A JSON array's bytes and where each of its values starts (see {@link jsonArrayBytes}). */
@@ -18,6 +19,8 @@ export type JsonArrayBytes = {
 const COMMA = 0x2c;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const DOT = 0x2e;
@@ -30,58 +33,26 @@ const CENTS_BELOW = 1e9;
 /** Below this, an integer prints as its digits (JavaScript prints integers below 1e21 so). */
 const DIGITS_BELOW = 1e15;
 
-/** The most bytes a number, `null`, `true` or `false` takes (`-1.7976931348623157e+308` is 24). */
+/** The most bytes a number or `null` takes (`-1.7976931348623157e+308` is 24). */
 const SCALAR_BYTES = 32;
 
 /**
- * `values` as JSON array bytes, exactly the text of `JSON.stringify(values)`. One function over a local
- * buffer and position: the per-value work is a few byte stores, and a call or a field per byte doubled it.
+ * `values` as JSON array bytes, exactly the text of `JSON.stringify(values)`: numbers and nulls by
+ * {@link jsonNumberArrayBytes}, anything else by `JSON.stringify`.
  */
 export function jsonArrayBytes(values: readonly unknown[]): JsonArrayBytes {
-  const count = values.length;
-  let buffer: Buffer = Buffer.allocUnsafe(count * 8 + SCALAR_BYTES + 2);
-  let at = 0;
-  const starts = new Uint32Array(count + 1);
-  buffer[at++] = OPEN;
-  // The value before and where its text was written: a repeated value's bytes are copied.
-  let previous: unknown;
-  let previousStart = -1;
-  let previousEnd = -1;
-  for (let i = 0; i < count; i++) {
+  const numbers = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    const repeated = previousStart !== -1 && value === previous;
-    const most = repeated
-      ? previousEnd - previousStart
-      : typeof value === 'string'
-        ? value.length * 6 + 2
-        : SCALAR_BYTES;
-    if (at + most + 2 > buffer.length) buffer = grown(buffer, at, most + 2);
-    if (i > 0) buffer[at++] = COMMA;
-    starts[i] = at;
-    if (repeated) {
-      for (let k = previousStart; k < previousEnd; k++) buffer[at++] = buffer[k]!;
-      continue;
-    }
-    previous = value;
-    previousStart = at;
-    if (typeof value === 'number') at = writeNumber(buffer, at, value);
-    else if (value === null || value === undefined) at = writeAscii(buffer, at, NULL_TEXT);
-    else if (typeof value === 'string') at = writeString(buffer, at, value);
-    else if (value === true) at = writeAscii(buffer, at, 'true');
-    else if (value === false) at = writeAscii(buffer, at, 'false');
+    if (typeof value === 'number') numbers[i] = value;
+    // JSON prints null, undefined and NaN as null.
+    else if (value === null || value === undefined) numbers[i] = Number.NaN;
     else {
-      // Anything else (an array of values, an object) as JSON.stringify prints it in an array.
-      const text = JSON.stringify(value) ?? NULL_TEXT;
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (at + bytes + 2 > buffer.length) buffer = grown(buffer, at, bytes + 2);
-      at += buffer.write(text, at, 'utf8');
-      previousStart = -1; // not copied: only scalars and strings are
+      const bytes = Buffer.from(JSON.stringify(values), 'utf8');
+      return { bytes, starts: valueStarts(bytes, values.length) };
     }
-    previousEnd = at;
   }
-  buffer[at++] = CLOSE;
-  starts[count] = at;
-  return { bytes: at === buffer.length ? buffer : Buffer.from(buffer.subarray(0, at)), starts };
+  return jsonNumberArrayBytes(numbers);
 }
 
 /**
@@ -175,28 +146,34 @@ function writeDigits(buffer: Buffer, at: number, n: number): number {
   return at + length;
 }
 
-/**
- * A string as JSON prints it: written as it is when nothing in it needs escaping, else as JSON.stringify
- * prints it (room for `length * 6 + 2` bytes is made before: an escape takes at most 6 bytes a UTF-16
- * unit, UTF-8 at most 3).
- */
-function writeString(buffer: Buffer, at: number, value: string): number {
-  const length = value.length;
-  buffer[at] = QUOTE;
-  for (let i = 0; i < length; i++) {
-    const code = value.charCodeAt(i);
-    // Control characters, the quote, the backslash and anything past ASCII: printed by JSON.stringify.
-    if (code < 0x20 || code === QUOTE || code === BACKSLASH || code > 0x7e) {
-      return at + buffer.write(JSON.stringify(value), at, 'utf8');
-    }
-    buffer[at + 1 + i] = code;
-  }
-  buffer[at + 1 + length] = QUOTE;
-  return at + length + 2;
-}
-
 /** ASCII text written byte by byte. */
 function writeAscii(buffer: Buffer, at: number, text: string): number {
   for (let i = 0; i < text.length; i++) buffer[at + i] = text.charCodeAt(i);
   return at + text.length;
+}
+
+/**
+ * Where each value of a JSON array starts, plus one past the closing bracket: value i spans
+ * `[starts[i], starts[i + 1] - 1)` (the byte before the next start is its comma, or the final `]`).
+ */
+export function valueStarts(bytes: Buffer, count: number): Uint32Array {
+  const starts = new Uint32Array(count + 1);
+  let n = 0;
+  if (count > 0) starts[n++] = 1;
+  let depth = 0;
+  let inString = false;
+  const end = bytes.length - 1;
+  for (let i = 1; i < end; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (b === OPEN || b === OPEN_OBJECT) depth++;
+    else if (b === CLOSE || b === CLOSE_OBJECT) depth--;
+    else if (b === COMMA && depth === 0) starts[n++] = i + 1;
+  }
+  starts[n++] = bytes.length;
+  if (n !== count + 1) throw new Error(`JSON column has ${n - 1} values, expected ${count}`);
+  return starts;
 }

@@ -4,7 +4,7 @@
  * bytes of the rows a request keeps makes a repeated or filtered answer cost a memory copy instead of a
  * `JSON.stringify` of every value (which is most of a large chain's time).
  */
-import { jsonArrayBytes, jsonNumberArrayBytes } from './json-array.js';
+import { jsonArrayBytes, jsonNumberArrayBytes, valueStarts } from './json-array.js';
 
 /** How a field's values are typed; `instant` (epoch seconds) and `date` (YYYY-MM-DD) obey `dateformat`. */
 export type FieldKind = 'string' | 'number' | 'integer' | 'boolean' | 'instant' | 'date';
@@ -20,10 +20,6 @@ type RenderedColumn = {
 };
 
 const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN = new Set([0x5b, 0x7b]);
-const CLOSE = new Set([0x5d, 0x7d]);
 
 /** A column of values whose JSON text is rendered on first use (per `dateformat`) and then reused. */
 export class JsonColumn {
@@ -117,32 +113,6 @@ function rendered(values: readonly unknown[], kind: FieldKind): RenderedColumn {
     return { text: undefined, bytes, starts };
   }
   return { text: JSON.stringify(values), bytes: undefined, starts: undefined };
-}
-
-/**
- * Where each value of a JSON array starts, plus one past the closing bracket: value i spans
- * `[starts[i], starts[i + 1] - 1)` (the byte before the next start is its comma, or the final `]`).
- */
-function valueStarts(bytes: Buffer, count: number): Uint32Array {
-  const starts = new Uint32Array(count + 1);
-  let n = 0;
-  if (count > 0) starts[n++] = 1;
-  let depth = 0;
-  let inString = false;
-  const end = bytes.length - 1;
-  for (let i = 1; i < end; i++) {
-    const b = bytes[i]!;
-    if (inString) {
-      if (b === BACKSLASH) i++;
-      else if (b === QUOTE) inString = false;
-    } else if (b === QUOTE) inString = true;
-    else if (OPEN.has(b)) depth++;
-    else if (CLOSE.has(b)) depth--;
-    else if (b === COMMA && depth === 0) starts[n++] = i + 1;
-  }
-  starts[n++] = bytes.length;
-  if (n !== count + 1) throw new Error(`JSON column has ${n - 1} values, expected ${count}`);
-  return starts;
 }
 
 /** The JSON array of the chosen values, copying runs of consecutive rows at once. */

@@ -247,9 +247,11 @@ export function assemble(
     return whole;
   };
   let fields: Field[] | undefined;
-  const withJson = (made: Field[]) =>
-    made.map((f) => ({ ...f, json: { column: new JsonColumn(f.values, f.kind), rows: null } }));
-  const allFields = () => (fields ??= withJson(optionFields(wholeChain().ordered)));
+  const allFields = () =>
+    (fields ??= optionFields(wholeChain().ordered).map((f) => ({
+      ...f,
+      json: { column: new JsonColumn(f.values, f.kind), rows: null },
+    })));
   // Made anew for each request and not kept: see `ScopeAnswer.columnsOf`.
   const columnsOf = (groups: ReadonlySet<ExpirationGroup>): GroupsColumns | undefined => {
     // Computed Greeks price records; a current answer's rows are not one session's columns.
