@@ -316,6 +316,14 @@ class ColumnarChainResult implements OptionAnswer {
     this.dataAsOfSeconds = columnar.dataAsOf;
   }
 
+  get recordsMade(): boolean {
+    return this.records !== undefined;
+  }
+
+  get heldBytes(): number | undefined {
+    return this.records === undefined ? this.answer.heldBytes : undefined;
+  }
+
   get optionRecords(): readonly OptionRecord[] {
     // Made once: the records of some of the groups are sorted together at each `recordsOf`.
     this.records ??= this.answer.recordsOf(this.groups);

@@ -63,6 +63,8 @@ export type ScopeAnswer = {
    * 5 ms of collecting a request).
    */
   columnsOf(groups: ReadonlySet<ExpirationGroup>): GroupsColumns | undefined;
+  /** The bytes of the rows the answer still holds to make records from, when its source knows them. */
+  readonly heldBytes: number | undefined;
 };
 
 /** Some groups' fields made from columns, with what their records would say of them. */
@@ -281,6 +283,7 @@ export function assemble(
     },
     allFields,
     columnsOf,
+    () => rowsOf?.heldBytes,
     (kept) => {
       if (whole === undefined) return optionFields(kept);
       const ordered = whole.ordered;
@@ -315,8 +318,13 @@ class AssembledAnswer implements ScopeAnswer {
     readonly recordsOf: ScopeAnswer['recordsOf'],
     readonly allFields: ScopeAnswer['allFields'],
     readonly columnsOf: ScopeAnswer['columnsOf'],
+    private readonly sourceBytes: () => number | undefined,
     readonly fieldsOf: ScopeAnswer['fieldsOf'],
   ) {}
+
+  get heldBytes(): number | undefined {
+    return this.sourceBytes();
+  }
 
   get records(): readonly OptionRecord[] {
     return this.wholeChain().ordered;

@@ -332,6 +332,8 @@ function sessionSource(
     length: positions.length,
     groupOf: groupAtIndex,
     datedColumns: () => sessionColumnsOf(block, positions, session),
+    // The block, and a position and a group a row.
+    heldBytes: block.bytes + positions.length * 16,
     row: (index): SnapshotRow => {
       const at = positions[index]!;
       const id = ids[at]!;

@@ -380,6 +380,11 @@ export type RowSource = {
    * that holds a dated answer's rows in columns already (a session block).
    */
   datedColumns?(): DatedSnapshotColumns;
+  /**
+   * The bytes of the columns the source keeps alive, when it knows them (a session block's): what an
+   * answer that keeps the source, to make its records later, holds instead of them.
+   */
+  readonly heldBytes?: number;
 };
 
 /**
