@@ -208,10 +208,10 @@ function judgedColumns(answer: Answer): JudgedColumn[] {
       const key = field.key as keyof typeof OPTION_FIELD_KNOWN_AT;
       if (!Object.hasOwn(OPTION_FIELD_KNOWN_AT, key))
         return { field: field.key, values: field.values, knownAt: [] };
-      const knownAt = families[OPTION_FIELD_KNOWN_AT[key]];
+      const family = OPTION_FIELD_KNOWN_AT[key];
       const values =
         key === 'volume' ? records.map((record) => record.volume ?? record.withheldVolume) : field.values;
-      return { field: field.key, values, knownAt };
+      return { field: field.key, values, knownAt: families[family], latest: families.latest[family] };
     });
   }
   const latest = answer.dataAsOfSeconds;
@@ -219,6 +219,7 @@ function judgedColumns(answer: Answer): JudgedColumn[] {
     field: field.key,
     values: field.values,
     knownAt: new Array<number | null>(field.values.length).fill(latest),
+    latest,
   }));
 }
 

@@ -53,15 +53,54 @@ export type OptionKnownAt = {
   readonly listedAt: number;
 };
 
-/** Per known-at family, the instant of each row (null where the row serves no value of the family). */
-export type KnownAtByFamily = { readonly [F in KnownAtFamily]: readonly (number | null)[] };
+/**
+ * Per known-at family, the instant of each row (null where the row serves no value of the family), and
+ * the latest of them (null when none).
+ */
+export type KnownAtByFamily = { readonly [F in KnownAtFamily]: readonly (number | null)[] } & {
+  readonly latest: { readonly [F in KnownAtFamily]: number | null };
+};
 
-/** The known-at columns of option rows, one per family: every field of a family shares its column. */
+/**
+ * The known-at columns of option rows, one per family: every field of a family shares its column. Made
+ * in one pass with each family's latest instant, which lets a judge keep a family known by T whole
+ * (`JudgedColumn.latest`).
+ */
 export function knownAtByFamily(rows: readonly OptionKnownAt[]): KnownAtByFamily {
+  const n = rows.length;
+  const quote = new Array<number>(n);
+  const volume = new Array<number | null>(n);
+  const openInterest = new Array<number | null>(n);
+  const listing = new Array<number>(n);
+  let latestQuote: number | null = null;
+  let latestVolume: number | null = null;
+  let latestInterest: number | null = null;
+  let latestListing: number | null = null;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    quote[i] = row.quoteTime;
+    volume[i] = row.volumeTime;
+    openInterest[i] = row.oiPublishedAt;
+    listing[i] = row.listedAt;
+    latestQuote = later(latestQuote, row.quoteTime);
+    latestVolume = later(latestVolume, row.volumeTime);
+    latestInterest = later(latestInterest, row.oiPublishedAt);
+    latestListing = later(latestListing, row.listedAt);
+  }
   return {
-    quote: rows.map((row) => row.quoteTime),
-    volume: rows.map((row) => row.volumeTime),
-    openInterest: rows.map((row) => row.oiPublishedAt),
-    listing: rows.map((row) => row.listedAt),
+    quote,
+    volume,
+    openInterest,
+    listing,
+    latest: {
+      quote: latestQuote,
+      volume: latestVolume,
+      openInterest: latestInterest,
+      listing: latestListing,
+    },
   };
+}
+
+function later(latest: number | null, instant: number | null): number | null {
+  return instant !== null && (latest === null || instant > latest) ? instant : latest;
 }
