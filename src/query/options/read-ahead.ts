@@ -9,7 +9,12 @@
  * instant's session pair, an underlying's whole history, one expiration's session); `block-read.ts`
  * reads blocks and `block-rows.ts` answers from them.
  */
-import { nextSession, previousSession } from '../../market-time/index.js';
+import {
+  nextSession,
+  previousSession,
+  sessionCloseSeconds,
+  sessionOpenSeconds,
+} from '../../market-time/index.js';
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
@@ -128,11 +133,18 @@ export async function readAheadRows(
     const held = cache.heldSized<Block>(key);
     if (held !== undefined) {
       const block = await held;
-      if (covers(block, asOf)) return currentRows(block, asOf as CurrentAsOf, undefined, scope.expiration);
+      if (covers(block, asOf)) {
+        // The loop's state follows the minutes the block answers: where the loop was when its session ends.
+        const state = cache.heldState<LoopState>(loopStateKey(chainOf(scope)));
+        if (state !== undefined && state.lastSession === asOfSession(asOf))
+          state.lastCutoff = Math.max(state.lastCutoff ?? 0, (asOf as CurrentAsOf).cutoffSeconds);
+        return currentRows(block, asOf as CurrentAsOf, undefined, scope.expiration);
+      }
     }
   }
   // Read before the loop's state moves on to this request.
-  const stepsOn = stepsInSession(cache.heldState<LoopState>(loopStateKey(chainOf(scope))), asOf);
+  const state = cache.heldState<LoopState>(loopStateKey(chainOf(scope)));
+  const stepsOn = stepsInSession(state, asOf) || stepsIntoSession(state, asOf);
   // One loop per chain, whichever of its expirations each request asks.
   const block = await loopBlock(sql, cache, asOf, chainOf(scope), scope.expiration, oneExpiration);
   if (block !== undefined) {
@@ -149,7 +161,8 @@ export async function readAheadRows(
   // sessions whose last session's block of this date was read: its latest snapshots could not answer
   // there (a strike not quoted that session), and the strikes a date leaves unquoted stay so for weeks
   // (on the 26 M-row bench store's SPY, a `dte=30` loop's monthly dates: 45 sessions of 2019, each of
-  // which read the snapshots for nothing, 1 ms of its 4).
+  // which read the snapshots for nothing, 1 ms of its 4). So does a minute loop going on from the close of
+  // the session before (`stepsIntoSession`): its first minute would read the snapshots, its second the block.
   const previousBlock = cache.heldSized<Block>(oneDateKey(scope, previousSession(session)));
   if (!stepsOn && !asOf.eodOnly && previousBlock === undefined) {
     const instant = await instantRows(sql, cache, asOf as CurrentAsOf, {
@@ -617,6 +630,28 @@ function stepsInSession(
     state?.lastSession === asOfSession(asOf) &&
     state.lastCutoff !== undefined &&
     asOf.cutoffSeconds > state.lastCutoff
+  );
+}
+
+/** How near a session's close the last request, and its next session's open this one, carry a minute loop over. */
+const CARRY_OVER_SECONDS = 30 * 60;
+
+/**
+ * Whether a current request near a session's open follows the chain's last request near the close of the
+ * session before: a minute loop going on into the next session (a 0DTE strategy over a quarter), whose
+ * session block answers its every later minute. A loop over sessions at one time of day is not one.
+ */
+function stepsIntoSession(
+  state: Pick<LoopState, 'lastSession' | 'lastCutoff'> | undefined,
+  asOf: AsOf,
+): boolean {
+  if (asOf.kind !== 'current' || state?.lastSession === undefined || state.lastCutoff === undefined)
+    return false;
+  const session = asOfSession(asOf);
+  return (
+    state.lastSession === previousSession(session) &&
+    state.lastCutoff >= sessionCloseSeconds(state.lastSession) - CARRY_OVER_SECONDS &&
+    asOf.cutoffSeconds <= sessionOpenSeconds(session) + CARRY_OVER_SECONDS
   );
 }
 

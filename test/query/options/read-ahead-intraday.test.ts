@@ -150,6 +150,31 @@ describe('one date at random minutes of intraday snapshots', () => {
     expect(await readAheadRows(reader.sql, early, asOf, scope)).toBeUndefined();
     expect((await queried(asOf, scope)).length).toBeGreaterThan(0);
   }, 120_000);
+
+  it("reads the next session's block at its first minute when a minute loop goes on from the close before, and only then", async () => {
+    const answers = async (cache: StoreCache, session: string, time: string) => {
+      const asOf = at(session, time);
+      const scope = { underlying: 'SPX', expiration: session };
+      const rows = await readAheadRows(reader.sql, cache, asOf, scope);
+      expect(rows, `${session} ${time}`).toBeDefined();
+      expect(assemble(asOf, rows!).records, `${session} ${time}`).toEqual(await queried(asOf, scope));
+    };
+    // Each session's 0DTE date, minute by minute (the block read at 15:29, half an hour before the close,
+    // answers the minutes after it) into the next session.
+    const loop = new StoreCache(() => reader.dataVersion);
+    await contractTable(reader.sql, loop, 'SPX');
+    for (const time of ['15:28', '15:29', '15:45', '15:59']) await answers(loop, '2023-01-03', time);
+    const before = loop.sessionCacheBytes;
+    await answers(loop, '2023-01-04', '09:31');
+    expect(loop.sessionCacheBytes).toBeGreaterThan(before);
+    // The same date at the same minute after a loop that stopped at midday: the instant's rows answer.
+    const midday = new StoreCache(() => reader.dataVersion);
+    await contractTable(reader.sql, midday, 'SPX');
+    for (const time of ['11:00', '11:01', '11:02']) await answers(midday, '2023-01-03', time);
+    const held = midday.sessionCacheBytes;
+    await answers(midday, '2023-01-04', '09:31');
+    expect(midday.sessionCacheBytes).toBe(held);
+  }, 120_000);
 });
 
 describe('the look back over session column files', () => {
