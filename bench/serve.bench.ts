@@ -6,15 +6,17 @@
  * 64 connections over a mix of endpoints: errors, p50/p99 latency, and the server's RSS (medians of the
  * last third against the first). It also splits a distinct chain's server CPU between the main thread
  * and the rest (DuckDB's threads and the collector's helpers): the share more serving processes could
- * spread over the cores.
+ * spread over the cores. Then it measures that option: distinct chains on one fresh server against the
+ * same load spread over two fresh servers of the same store, with the cores both runs kept busy.
  */
 import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/library/store.js';
 import { sessionsBetween } from '../src/market-time/index.js';
 import { ensureBuilt } from '../test/helpers/build.js';
-import { type BenchContext, defineBenchmark, perSecond, ratioRow, summarise } from './lib.js';
-import { Connection, cpuSeconds, RssTrace, startServer } from './serve-lib.js';
+import { type BenchContext, defineBenchmark, loadAverage, perSecond, ratioRow, summarise } from './lib.js';
+import { Connection, cpuSeconds, RssTrace, type Server, startServer } from './serve-lib.js';
 
 const NOW = '2020-12-31T15:45:00-05:00';
 /** Every session of the sample but the last (a dated request needs a past session). */
@@ -125,6 +127,70 @@ async function load(
   };
 }
 
+/**
+ * Distinct chains for the processes comparison: every session's front month and a one-sided chain, of
+ * SPY and AAPL (some 2,000 requests, none repeated: no response-cache help), in a seeded order.
+ */
+function distinctChains(): string[] {
+  const variants = ['SPY/?', 'AAPL/?', 'SPY/?side=put&', 'AAPL/?side=call&'];
+  return shuffled(
+    variants.flatMap((variant) => SESSIONS.map((s) => `/v1/options/chain/${variant}date=${s}`)),
+  );
+}
+
+/** What serving the distinct chains cost with `count` fresh servers of the sample sharing the load. */
+type Served = { rate: number; serverMs: number; cores: number; statuses: string };
+
+/**
+ * Starts `count` servers of the sample, sends them the distinct chains together over 32 connections in
+ * all (after 20 to warm each), and stops them: requests per second, server CPU per request (every thread
+ * of every server), and the cores the run kept busy (the servers' CPU and this process's, over the wall).
+ */
+async function servedBy(ctx: BenchContext, accounts: string, count: number): Promise<Served> {
+  const targets = distinctChains();
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await startServer(ctx.repoRoot, serveArgs(ctx, accounts)));
+    for (const server of servers) await load(server.url, 4, (i) => (i < 20 ? targets[i] : undefined));
+    let next = 20;
+    const take = () => targets[next++];
+    const cpu = () => servers.reduce((sum, server) => sum + cpuSeconds(server.child.pid!).all, 0);
+    const [serverBefore, ownBefore] = [cpu(), process.cpuUsage()];
+    const started = performance.now();
+    const runs = await Promise.all(servers.map((server) => load(server.url, 32 / count, take)));
+    const seconds = (performance.now() - started) / 1000;
+    const own = process.cpuUsage(ownBefore);
+    const serverSeconds = cpu() - serverBefore;
+    const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+    const statuses = new Map<number, number>();
+    for (const run of runs)
+      for (const [status, n] of run.statuses) statuses.set(status, (statuses.get(status) ?? 0) + n);
+    return {
+      rate: requests / seconds,
+      serverMs: (serverSeconds * 1000) / requests,
+      cores: (serverSeconds + (own.user + own.system) / 1e6) / seconds,
+      statuses: statusText({ requests, errors: 0, seconds, latenciesMs: [], statuses }),
+    };
+  } finally {
+    for (const server of servers) server.child.kill('SIGTERM');
+  }
+}
+
+/** `pitchain serve` of the sample at the pinned clock on a free port, with the bench's accounts. */
+function serveArgs(ctx: BenchContext, accounts: string): string[] {
+  return [
+    '--store',
+    join(ctx.repoRoot, 'data/sample'),
+    '--port',
+    '0',
+    '--now',
+    NOW,
+    '--no-log',
+    '--accounts',
+    accounts,
+  ];
+}
+
 /** The same targets through `store.request` in process, `parallel` at a time: requests per second. */
 async function inProcess(repoRoot: string, targets: readonly string[], parallel: number): Promise<number> {
   const store = await openStore(join(repoRoot, 'data/sample'), { now: NOW, threads: 2 });
@@ -156,17 +222,7 @@ export default defineBenchmark({
     const accounts = join(await ctx.tempDir('pitchain-bench-serve-'), 'accounts.json');
     const paid = { plan: 'prime', opra: true, credits: { limit: 1_000_000_000_000, period: 'day' } };
     await writeFile(accounts, JSON.stringify(Object.fromEntries(TOKENS.map((token) => [token, paid]))));
-    const server = await startServer(ctx.repoRoot, [
-      '--store',
-      join(ctx.repoRoot, 'data/sample'),
-      '--port',
-      '0',
-      '--now',
-      NOW,
-      '--no-log',
-      '--accounts',
-      accounts,
-    ]);
+    const server = await startServer(ctx.repoRoot, serveArgs(ctx, accounts));
     const pid = server.child.pid!;
     try {
       ctx.log('front-month chains over distinct sessions, over HTTP (32 connections)');
@@ -196,6 +252,10 @@ export default defineBenchmark({
       const p99 = sorted[Math.max(0, Math.ceil(0.99 * sorted.length) - 1)]!;
 
       server.child.kill('SIGTERM');
+      // More serving processes over the same store, measured: would they use the cores better than one?
+      ctx.log('distinct chains on one fresh server, then spread over two');
+      const one = await servedBy(ctx, accounts, 1);
+      const two = await servedBy(ctx, accounts, 2);
       // In process last: a store opened in this process keeps DuckDB's threads, which would compete with
       // the server for the cores during the HTTP runs.
       ctx.log('front-month chains over distinct sessions, in process');
@@ -223,6 +283,14 @@ export default defineBenchmark({
           unit: 'ms',
           target: '≤ 0.5× baseline',
           note: `server CPU ${(cpuAfter.all - cpuBefore.all).toFixed(1)} s in ${chains.seconds.toFixed(1)} s; the rest on DuckDB's threads and the collector's helpers`,
+        }),
+        ratioRow({
+          name: 'serve: distinct chains, one serving process vs two over the same store',
+          ours: one.rate,
+          baseline: two.rate,
+          unit: 'req/s',
+          target: '≥ 0.9× baseline throughput',
+          note: `server CPU per request ${one.serverMs.toFixed(2)} vs ${two.serverMs.toFixed(2)} ms; cores busy (servers and load) ${one.cores.toFixed(2)} vs ${two.cores.toFixed(2)} of ${availableParallelism()}; ${one.statuses} vs ${two.statuses}; load ${loadAverage()}`,
         }),
         ratioRow({
           name: 'serve: one request repeated (response cache)',
