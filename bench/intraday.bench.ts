@@ -210,6 +210,10 @@ export default defineBenchmark({
       raw.close();
     }
     const ourRandom = summarise(ours.random.cpu);
+    // Past the first two minutes of a loop: the first reads the session (in a new process, the contract
+    // table too, and compiles the read path), the second the session's block of the date.
+    const after2 = (timed: Timed) =>
+      (timed.walls.slice(2).reduce((sum, wall) => sum + wall, 0) / Math.max(1, timed.count - 2)).toFixed(2);
     const rawRandomCpu = summarise(rawRandom.cpu);
     const load = loadAverage();
     return [
@@ -219,14 +223,14 @@ export default defineBenchmark({
         baseline: rawLoop.wall / rawLoop.count,
         unit: 'ms',
         target: '≤ 0.5 ms',
-        note: `${LOOP_SESSION} from 09:31, ${ours.loop.count} of 389 minutes in ${LOOP_BUDGET_MS / 1000} s, p50 ${summarise(ours.loop.walls).p50Ms.toFixed(2)} ms (baseline ${summarise(rawLoop.walls).p50Ms.toFixed(2)}), first ${ours.loop.walls[0]!.toFixed(0)} ms, ${ours.loop.rows} rows (baseline ${rawLoop.rows}); baseline plain DuckDB over the Parquet; load ${load}`,
+        note: `${LOOP_SESSION} from 09:31, ${ours.loop.count} of 389 minutes in ${LOOP_BUDGET_MS / 1000} s, p50 ${summarise(ours.loop.walls).p50Ms.toFixed(2)} ms (baseline ${summarise(rawLoop.walls).p50Ms.toFixed(2)}), first ${ours.loop.walls[0]!.toFixed(0)} ms, second ${(ours.loop.walls[1] ?? 0).toFixed(0)} ms, minutes 3 on ${after2(ours.loop)} ms each, ${ours.loop.rows} rows (baseline ${rawLoop.rows}); baseline plain DuckDB over the Parquet; load ${load}`,
       }),
       ratioRow({
         name: 'intraday: the same, over another session in the same process',
         ours: ours.again.wall / ours.again.count,
         unit: 'ms',
         target: '≤ 0.5 ms',
-        note: `${AGAIN_SESSION} from 09:31 after the loop and the random minutes, ${ours.again.count} of 389 minutes, p50 ${summarise(ours.again.walls).p50Ms.toFixed(2)} ms, first ${ours.again.walls[0]!.toFixed(0)} ms, second ${(ours.again.walls[1] ?? 0).toFixed(0)} ms (its date's block read); load ${load}`,
+        note: `${AGAIN_SESSION} from 09:31 after the loop and the random minutes, ${ours.again.count} of 389 minutes, p50 ${summarise(ours.again.walls).p50Ms.toFixed(2)} ms, first ${ours.again.walls[0]!.toFixed(0)} ms, second ${(ours.again.walls[1] ?? 0).toFixed(0)} ms, minutes 3 on ${after2(ours.again)} ms each; load ${load}`,
       }),
       ratioRow({
         name: 'intraday: store.at(T) 0DTE chain at a random minute, CPU p50',
