@@ -277,7 +277,16 @@ function contractLookup(
   table: ContractTable,
   keys: Float64Array | readonly (string | null)[],
 ): (row: number) => number {
-  if (keys instanceof Float64Array) return (row) => table.keys!.get(keys[row]!) ?? -1;
+  if (keys instanceof Float64Array) {
+    const index = table.keys!;
+    let last = 0;
+    return (row) => {
+      const id = index.getNear(keys[row]!, last);
+      if (id === undefined) return -1;
+      last = id;
+      return id;
+    };
+  }
   return (row) => {
     const symbol = keys[row];
     return symbol === null || symbol === undefined ? -1 : indexOfContract(table, symbol);
