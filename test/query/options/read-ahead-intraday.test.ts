@@ -151,6 +151,31 @@ describe('one date at random minutes of intraday snapshots', () => {
     expect((await queried(asOf, scope)).length).toBeGreaterThan(0);
   }, 120_000);
 
+  it('answers a minute loop that steps on by minutes, jumps ahead and goes back, as the query does', async () => {
+    // The block of the date answers each instant from where the last one found each contract's latest
+    // row; a step back in time starts that search again.
+    const cache = new StoreCache(() => reader.dataVersion);
+    await contractTable(reader.sql, cache, 'SPX');
+    const scope = { underlying: 'SPX', expiration: '2023-01-04' };
+    const open = etWallToSeconds('2023-01-04', '09:31');
+    const random = seededRandom(11);
+    let minute = 0;
+    let answered = 0;
+    for (let i = 0; i < 30; i++) {
+      const jump = random();
+      minute =
+        jump < 0.2
+          ? Math.floor(random() * 390)
+          : Math.min(389, minute + (jump < 0.6 ? 1 : 1 + Math.floor(random() * 40)));
+      const asOf = currentAsOf('live', open + 60 * minute + (random() < 0.3 ? 30 : 0));
+      const rows = await readAheadRows(reader.sql, cache, asOf, scope);
+      if (rows === undefined) continue; // before the loop shows itself: the query answers
+      answered++;
+      expect(assemble(asOf, rows).records, `minute ${minute}`).toEqual(await queried(asOf, scope));
+    }
+    expect(answered).toBeGreaterThan(25);
+  }, 120_000);
+
   it("reads the next session's block at its first minute when a minute loop goes on from the close before, and only then", async () => {
     const answers = async (cache: StoreCache, session: string, time: string) => {
       const asOf = at(session, time);
