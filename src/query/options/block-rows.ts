@@ -238,12 +238,15 @@ export function currentRows(
  * Where the last current answer from a block at one session found each contract's latest row of that
  * session by its cutoff: the next answer at a later cutoff of the session (a minute loop's next minute)
  * walks on from there, a row or two, instead of three searches by halves through the contract's rows
- * (each read a cache miss: an eighth of a minute's answer). One per block, made anew when a request goes
- * back in time or to another session.
+ * (each read a cache miss: an eighth of a minute's answer). One per block, made at the second answer
+ * through one session (a loop over sessions answers once a session and makes none), and anew when a
+ * request goes back in time or to another session.
  */
 type LatestCursor = {
   readonly throughDay: number;
   cutoff: number;
+  /** Whether it has been used: the positions below are kept from the second answer through the day on. */
+  walking: boolean;
   /** Per contract index: the end of its rows on or before `throughDay` in `byContract`, -1 when not yet found. */
   readonly end: Int32Array;
   /** Per contract index: where its rows of its latest session by `throughDay` start in `byContract`. */
@@ -254,14 +257,23 @@ type LatestCursor = {
 
 const cursors = new WeakMap<Block, LatestCursor>();
 
-/** The block's cursor for a current answer through `throughDay` at `cutoff` (see {@link LatestCursor}). */
-function latestCursor(block: Block, throughDay: number, cutoff: number): LatestCursor {
+/**
+ * The block's cursor for a current answer through `throughDay` at `cutoff` (see {@link LatestCursor}), or
+ * undefined for the first answer through that day: its arrays are made for the second.
+ */
+function latestCursor(block: Block, throughDay: number, cutoff: number): LatestCursor | undefined {
   let cursor = cursors.get(block);
   if (cursor === undefined || cursor.throughDay !== throughDay || cutoff < cursor.cutoff) {
+    cursor = { throughDay, cutoff, walking: false, end: NONE, sessionStart: NONE, at: NONE };
+    cursors.set(block, cursor);
+    return undefined;
+  }
+  if (!cursor.walking) {
     const count = block.contracts.length;
     cursor = {
       throughDay,
       cutoff,
+      walking: true,
       end: new Int32Array(count).fill(-1),
       sessionStart: new Int32Array(count),
       at: new Int32Array(count),
@@ -271,6 +283,8 @@ function latestCursor(block: Block, throughDay: number, cutoff: number): LatestC
   cursor.cutoff = cutoff;
   return cursor;
 }
+
+const NONE = new Int32Array(0);
 
 /**
  * Contract `id`'s latest row on or before `throughDay` with q ≤ cutoff, or -1: `latestRow` without
