@@ -162,7 +162,7 @@ export class ResponseCache {
    */
   private settle(found: Kept): void {
     if (found.pendingRecords === 0 || !isOptionAnswer(found.entry.answer)) return;
-    if (found.entry.answer.recordsMade === false) return;
+    if (found.entry.answer.heldBytes !== undefined) return;
     const bytes = found.pendingRecords * OPTION_RECORD_BYTES;
     found.pendingRecords = 0;
     found.bytes += bytes;
@@ -215,12 +215,7 @@ export function estimateBytes(key: string, answer: Answer): number {
   const rows = answer.fields[0]?.values.length ?? 0;
   // One record a row; an answer whose records are still to be made holds the rows to make them from
   // instead, counted as such when known (its records are counted once made: `settle`).
-  if (option) {
-    bytes +=
-      answer.recordsMade === false
-        ? (answer.heldBytes ?? rows * OPTION_RECORD_BYTES)
-        : rows * OPTION_RECORD_BYTES;
-  }
+  if (option) bytes += answer.heldBytes ?? rows * OPTION_RECORD_BYTES;
   for (const field of answer.fields) {
     if (field.json !== undefined && field.json.rows !== null) bytes += field.json.rows.byteLength;
     if (option && field.kind !== 'string') {
@@ -239,7 +234,7 @@ export function estimateBytes(key: string, answer: Answer): number {
 
 /** The rows of a kept answer whose records are still to be made. */
 function pendingRecordsOf(answer: Answer): number {
-  if (!isOptionAnswer(answer) || answer.recordsMade !== false || answer.heldBytes === undefined) return 0;
+  if (!isOptionAnswer(answer) || answer.heldBytes === undefined) return 0;
   return answer.fields[0]?.values.length ?? 0;
 }
 

@@ -10,11 +10,10 @@ export type OptionAnswer = Answer & {
   /** The records with the known-at instants of every field family and any withheld value. */
   readonly optionRecords: readonly OptionRecord[];
   /**
-   * False while the records are still to be made, when first read (a dated chain printed from its
-   * columns); absent when the answer holds them. The response cache counts records it can see.
+   * While the records are still to be made, when first read (a dated chain printed from its columns),
+   * the bytes of the rows kept to make them, when their source knows them; undefined otherwise. The
+   * response cache counts these bytes in the records' place until the records are made.
    */
-  readonly recordsMade?: boolean;
-  /** While the records are to be made, the bytes of the rows kept to make them, when known. */
   readonly heldBytes?: number | undefined;
 };
 

@@ -316,10 +316,6 @@ class ColumnarChainResult implements OptionAnswer {
     this.dataAsOfSeconds = columnar.dataAsOf;
   }
 
-  get recordsMade(): boolean {
-    return this.records !== undefined;
-  }
-
   get heldBytes(): number | undefined {
     return this.records === undefined ? this.answer.heldBytes : undefined;
   }
