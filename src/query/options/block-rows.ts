@@ -305,8 +305,7 @@ function cursorRow(
   let end = cursor.end[id]!;
   if (end === -1) {
     end = firstAbove(day, byContract, start, offsets[id + 1]!, throughDay);
-    const sessionStart =
-      end > start ? firstAbove(day, byContract, start, end - 1, day[byContract[end - 1]!]! - 1) : end;
+    const sessionStart = end > start ? latestSessionStart(block, start, end) : end;
     cursor.end[id] = end;
     cursor.sessionStart[id] = sessionStart;
     cursor.at[id] = sessionStart - 1;
@@ -339,8 +338,7 @@ function latestRow(
   if (!eodOnly && k >= start) {
     // The latest session's rows are in quote time order: the last one by the cutoff is found by halves
     // (an intraday session holds hundreds of snapshots a contract), else the walk goes on before them.
-    const sessionStart = firstAbove(day, byContract, start, k, day[byContract[k]!]! - 1);
-    k = firstAbove(quoteTime, byContract, sessionStart, first, cutoff) - 1;
+    k = firstAbove(quoteTime, byContract, latestSessionStart(block, start, first), first, cutoff) - 1;
   }
   for (; k >= start; k--) {
     const row = byContract[k]!;
@@ -352,6 +350,16 @@ function latestRow(
     if (quoteTime[row]! <= cutoff) return row;
   }
   return -1;
+}
+
+/**
+ * Where the rows of the last session among `byContract[start…end)` (one contract's, `end > start`) begin:
+ * by halves over the rows before the last, for the first of that session's day.
+ */
+function latestSessionStart(block: Block, start: number, end: number): number {
+  const { byContract } = block;
+  const day = block.quotes.day;
+  return firstAbove(day, byContract, start, end - 1, day[byContract[end - 1]!]! - 1);
 }
 
 /** Contract `id`'s open interest row settled on `settledDay`, or -1. */
