@@ -88,11 +88,6 @@ export function jsonNumberArrayBytes(numbers: Float64Array): JsonArrayBytes {
   return { bytes: at === buffer.length ? buffer : Buffer.from(buffer.subarray(0, at)), starts };
 }
 
-/** `values` as JSON array text, exactly `JSON.stringify(values)`. */
-export function jsonArrayText(values: readonly unknown[]): string {
-  return jsonArrayBytes(values).bytes.toString('utf8');
-}
-
 /** The buffer with room for `needed` more bytes after `at`, its first `at` bytes kept. */
 function grown(buffer: Buffer, at: number, needed: number): Buffer {
   const next = Buffer.allocUnsafe(Math.max(buffer.length * 2, at + needed));

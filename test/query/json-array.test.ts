@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { jsonArrayBytes, jsonArrayText, jsonNumberArrayBytes } from '../../src/query/json-array.js';
+import { jsonArrayBytes, jsonNumberArrayBytes } from '../../src/query/json-array.js';
+
+/** The bytes as the text the tests compare with `JSON.stringify`. */
+const jsonArrayText = (values: readonly unknown[]) => jsonArrayBytes(values).bytes.toString('utf8');
 
 /** A seeded generator: the same values at every run. */
 function seeded(seed: number): () => number {
