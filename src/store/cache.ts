@@ -211,6 +211,12 @@ export type StoreCacheOptions = {
    * `ONE_DATE_SESSION_ROWS`; tests of small stores set 0).
    */
   readonly oneDateSessionRows?: number;
+  /**
+   * The rows a current request's block of two sessions may scan through DuckDB for the latest snapshots of
+   * its contracts not quoted in them (default: the option core's `SESSION_PAIR_CARRY_ROWS`; tests of small
+   * stores set 0). A look back that reads session column files has no such bound.
+   */
+  readonly sessionPairCarryRows?: number;
 };
 
 /** The cache of one opened store, valid for one data version at a time. */
@@ -226,6 +232,8 @@ export class StoreCache {
   readonly loopWindowRows: number | undefined;
   /** See {@link StoreCacheOptions.oneDateSessionRows}. */
   readonly oneDateSessionRows: number | undefined;
+  /** See {@link StoreCacheOptions.sessionPairCarryRows}. */
+  readonly sessionPairCarryRows: number | undefined;
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(
@@ -236,6 +244,7 @@ export class StoreCache {
     this.sessions = new SizedLru(options.sessionCacheBytes ?? DEFAULT_SESSION_CACHE_BYTES);
     this.loopWindowRows = options.loopWindowRows;
     this.oneDateSessionRows = options.oneDateSessionRows;
+    this.sessionPairCarryRows = options.sessionPairCarryRows;
   }
 
   /** The bytes the session cache holds now (values kept, not what states hold: see `hold`). */

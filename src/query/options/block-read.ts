@@ -511,9 +511,15 @@ async function carriedRows(
     return { quotes: quotesHeld, interest: interestHeld, quoteSearched, interestSearched };
   }
   const from = isoDateOfDay(since);
-  // Too long a search (a contract listed years ago and never quoted since): the block carries nothing, and
-  // the answers that would need it go to the query.
-  if (mostSessions !== undefined && sessionCount(from, first) > mostSessions) return undefined;
+  // Too long a search through DuckDB (a contract listed years ago and never quoted since): the block
+  // carries nothing, and the answers that would need it go to the query.
+  if (
+    mostSessions !== undefined &&
+    sessionCount(from, first) > mostSessions &&
+    !lookBackInFiles(sql, scope.underlying, known, from, first)
+  ) {
+    return undefined;
+  }
   const before = previousSession(first);
   const { underlying } = scope;
   const quotesFound = await latestRowsBefore(
@@ -543,6 +549,30 @@ async function carriedRows(
     quoteSearched,
     interestSearched,
   };
+}
+
+/**
+ * Whether the look back for carried rows before `first`, from `from` on, reads session column files
+ * (`latestFromFiles`) for both tables: it then costs the few sessions that hold the rows it finds (the
+ * files say which), however long its span, where a scan through DuckDB reads every row of the span.
+ */
+export function lookBackInFiles(
+  sql: SqlSession,
+  underlying: string,
+  known: ScopeContracts,
+  from: string,
+  first: string,
+): boolean {
+  if (known.keys === undefined) return false;
+  const before = previousSession(first);
+  return (
+    sql.sessionColumns('option_quotes', { underlying }, { first: from, last: before }) !== undefined &&
+    sql.sessionColumns(
+      'open_interest',
+      { underlying },
+      { first: previousSession(from), last: previousSession(before) },
+    ) !== undefined
+  );
 }
 
 /** Sessions the first step of a look back for carried rows covers (`latestRowsBefore`). */

@@ -199,6 +199,31 @@ describe('a current chain at a random instant over contracts left unquoted for a
       }
     }
   }, 120_000);
+
+  it('looks back through session column files however far, and through DuckDB only within its bound', async () => {
+    const scope = { underlying: 'XYZ' };
+    // Any look back is past the bound (the store is too small to reach the default's million rows).
+    const options = { sessionPairCarryRows: 0 };
+    const throughDuckdb = await StoreReader.open(dir, { sessionColumns: false });
+    try {
+      for (const session of ['2019-05-20', '2019-03-22']) {
+        const asOf = currentAsOf('live', etWallToSeconds(session, '10:00'));
+        if (asOf.kind !== 'current') throw new Error('a live as-of is current');
+        const query = assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, scope))).records;
+        const pairOf = (source: StoreReader) =>
+          sessionPairRows(source.sql, new StoreCache(() => source.dataVersion, options), asOf, scope);
+        // From the files: the block, its stale contracts found by the files' key sessions, as the query.
+        const paired = await pairOf(reader);
+        expect(paired, session).toBeDefined();
+        expect(assemble(asOf, paired!).records, session).toEqual(query);
+        // Through DuckDB the same look back would scan every row since the stale contracts were listed:
+        // past the bound, the query answers.
+        expect(await pairOf(throughDuckdb), session).toBeUndefined();
+      }
+    } finally {
+      throughDuckdb.close();
+    }
+  }, 60_000);
 });
 
 describe("a loop over one date of a dense chain, answered from the date's session blocks", () => {
