@@ -81,7 +81,7 @@ export function toResult<C extends Columns>(
       ...(result.greeksComputed ? { greeks: 'computed' as const } : {}),
     },
     kinds,
-    isOptionAnswer(result) ? result.optionRecords : undefined,
+    isOptionAnswer(result) ? (result.knownAtColumns?.families ?? result.optionRecords) : undefined,
   );
 }
 

@@ -5,7 +5,7 @@
  * credits the service would bill, and the look-ahead found.
  */
 import { Bool, Float64, Table, Utf8, type Vector, vectorFromArray } from 'apache-arrow';
-import { knownAtByFamily, type OptionKnownAt } from '../pit/known-at.js';
+import { type KnownAtByFamily, knownAtByFamily, type OptionKnownAt } from '../pit/known-at.js';
 import type { LookAheadField } from '../pit/policy.js';
 import type { FieldKind, Mode } from '../query/types.js';
 
@@ -58,6 +58,12 @@ export type KnownAtColumns = {
   readonly listedAt: number[];
 };
 
+/**
+ * Where a result's known-at instants come from: its option rows, or their columns per family when the
+ * answer came with them (a current chain made from columns).
+ */
+export type KnownAtSource = readonly OptionKnownAt[] | KnownAtByFamily;
+
 /** A typed answer: columns by the service's field names, rows on demand, Arrow on demand. */
 export class QueryResult<C extends Columns = Columns> {
   /** The number of rows. */
@@ -69,7 +75,7 @@ export class QueryResult<C extends Columns = Columns> {
     readonly columns: C,
     readonly meta: ResultMeta,
     private readonly kinds: Readonly<Record<string, FieldKind>> = {},
-    private readonly knownAtRows?: readonly OptionKnownAt[],
+    private readonly knownAtSource?: KnownAtSource,
   ) {
     const first = Object.values(columns)[0];
     this.length = first === undefined ? 0 : first.length;
@@ -80,8 +86,9 @@ export class QueryResult<C extends Columns = Columns> {
    * solves), beside `iv` from the mid; undefined otherwise.
    */
   quoteIv(): { readonly ivBid: (number | null)[]; readonly ivAsk: (number | null)[] } | undefined {
-    const rows = this.knownAtRows as readonly { ivBid?: number | null; ivAsk?: number | null }[] | undefined;
-    if (rows === undefined || this.meta.greeks !== 'computed') return undefined;
+    const source = this.knownAtSource;
+    if (source === undefined || 'latest' in source || this.meta.greeks !== 'computed') return undefined;
+    const rows = source as readonly { ivBid?: number | null; ivAsk?: number | null }[];
     return { ivBid: rows.map((row) => row.ivBid ?? null), ivAsk: rows.map((row) => row.ivAsk ?? null) };
   }
 
@@ -90,10 +97,10 @@ export class QueryResult<C extends Columns = Columns> {
    * other answers, whose values are all known by `meta.dataAsOf`.
    */
   knownAt(): KnownAtColumns | undefined {
-    const rows = this.knownAtRows;
-    if (rows === undefined) return undefined;
+    const source = this.knownAtSource;
+    if (source === undefined) return undefined;
     if (this.knownAtColumns === undefined) {
-      const families = knownAtByFamily(rows);
+      const families = 'latest' in source ? source : knownAtByFamily(source);
       this.knownAtColumns = {
         quoteTime: families.quote as number[],
         volumeTime: families.volume as (number | null)[],

@@ -11,8 +11,9 @@ import { isSession } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import { knownAtByFamily, OPTION_FIELD_KNOWN_AT } from '../pit/known-at.js';
 import { type JudgedColumn, judge, type LookAheadField, type LookAheadPolicy } from '../pit/policy.js';
-import { isOptionAnswer } from '../query/endpoints/option-answer.js';
+import { isOptionAnswer, type OptionAnswer } from '../query/endpoints/option-answer.js';
 import { MARKET_CLOSED } from '../query/no-data.js';
+import type { AnswerKnownAt, OptionRecord } from '../query/options/records.js';
 import { parseDateParam } from '../query/params.js';
 import type { Answer, EndpointResult, GreeksSource, Mode } from '../query/types.js';
 import type { Api } from '../service/service.js';
@@ -146,9 +147,7 @@ export class PointInTimeView {
     let replaced: ReadonlyMap<string, readonly unknown[]> | undefined;
     if (result?.kind === 'ok') {
       try {
-        const symbols = isOptionAnswer(result)
-          ? result.optionRecords.map((record) => record.optionSymbol)
-          : undefined;
+        const symbols = isOptionAnswer(result) ? symbolsOf(result) : undefined;
         const verdict = judge(T, this.policy, judgedColumns(result), symbols);
         lookAhead.push(...verdict.lookAhead);
         replaced = verdict.columns;
@@ -201,16 +200,15 @@ export class PointInTimeView {
  */
 function judgedColumns(answer: Answer): JudgedColumn[] {
   if (isOptionAnswer(answer)) {
-    const records = answer.optionRecords;
-    // One column per known-at family, shared by the fields of the family.
-    const families = knownAtByFamily(records);
+    // One column per known-at family, shared by the fields of the family: the answer's own when it came
+    // with them (a current chain made from columns), else its records'.
+    const { families, volumeOrWithheld } = answer.knownAtColumns ?? knownAtOfRecords(answer.optionRecords);
     return answer.fields.map((field) => {
       const key = field.key as keyof typeof OPTION_FIELD_KNOWN_AT;
       if (!Object.hasOwn(OPTION_FIELD_KNOWN_AT, key))
         return { field: field.key, values: field.values, knownAt: [] };
       const family = OPTION_FIELD_KNOWN_AT[key];
-      const values =
-        key === 'volume' ? records.map((record) => record.volume ?? record.withheldVolume) : field.values;
+      const values = key === 'volume' ? volumeOrWithheld : field.values;
       return { field: field.key, values, knownAt: families[family], latest: families.latest[family] };
     });
   }
@@ -221,6 +219,22 @@ function judgedColumns(answer: Answer): JudgedColumn[] {
     knownAt: new Array<number | null>(field.values.length).fill(latest),
     latest,
   }));
+}
+
+/** The known-at columns of option records (a withheld volume counts as served, known at its stamp). */
+function knownAtOfRecords(records: readonly OptionRecord[]): AnswerKnownAt {
+  return {
+    families: knownAtByFamily(records),
+    volumeOrWithheld: records.map((record) => record.volume ?? record.withheldVolume),
+  };
+}
+
+/** An option answer's symbols, row by row: its `optionSymbol` field (its records' order). */
+function symbolsOf(answer: OptionAnswer): readonly string[] {
+  const field = answer.fields.find((f) => f.key === 'optionSymbol');
+  return field === undefined
+    ? answer.optionRecords.map((record) => record.optionSymbol)
+    : (field.values as readonly string[]);
 }
 
 /**

@@ -217,6 +217,11 @@ export type StoreCacheOptions = {
    * stores set 0). A look back that reads session column files has no such bound.
    */
   readonly sessionPairCarryRows?: number;
+  /**
+   * The rows from which a current chain is made from its block's columns, not records (default: the chain
+   * endpoint's `CURRENT_COLUMNS_ROWS`; tests of small stores set 0).
+   */
+  readonly currentColumnsRows?: number;
 };
 
 /** The cache of one opened store, valid for one data version at a time. */
@@ -234,6 +239,8 @@ export class StoreCache {
   readonly oneDateSessionRows: number | undefined;
   /** See {@link StoreCacheOptions.sessionPairCarryRows}. */
   readonly sessionPairCarryRows: number | undefined;
+  /** See {@link StoreCacheOptions.currentColumnsRows}. */
+  readonly currentColumnsRows: number | undefined;
 
   /** `dataVersion` is asked on every access, so the cache follows the store as it refreshes. */
   constructor(
@@ -245,6 +252,7 @@ export class StoreCache {
     this.loopWindowRows = options.loopWindowRows;
     this.oneDateSessionRows = options.oneDateSessionRows;
     this.sessionPairCarryRows = options.sessionPairCarryRows;
+    this.currentColumnsRows = options.currentColumnsRows;
   }
 
   /** The bytes the session cache holds now (values kept, not what states hold: see `hold`). */

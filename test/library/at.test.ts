@@ -4,8 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LookAheadError, MarketDataError } from '../../src/errors.js';
 import { commitStaged, stageFiles } from '../../src/ingest/ingest.js';
-import { openStore, type Store } from '../../src/library/store.js';
+import { openStore, type Store, storeInternals } from '../../src/library/store.js';
 import { etWallToSeconds } from '../../src/market-time/index.js';
+import { currentAsOf } from '../../src/pit/as-of.js';
+import { isOptionAnswer } from '../../src/query/endpoints/option-answer.js';
+import { chain } from '../../src/query/endpoints/options-chain.js';
 import { WriteTransaction } from '../../src/store/writer.js';
 import { sharedPath, withData } from '../helpers/shared-data.js';
 
@@ -53,6 +56,31 @@ describe('store.at on the embedded sample', () => {
     const api = await store.options.chain('SPY', { dte: 2, side: 'put' }, { now: T });
     expect(chain.columns).toEqual(api.columns);
     expect(view.audit()).toMatchObject({ requests: 2, lookAheadReads: 0 });
+  });
+
+  it('serves and judges a whole chain made from its columns as the same rows made into records', async () => {
+    const T = '2020-03-16T15:50:00-04:00';
+    const whole = { expiration: 'all' } as const;
+    // A strike limit past every strike keeps every row, and sends the answer through its records.
+    const recorded = { expiration: 'all', strikeLimit: 100_000 } as const;
+    const asOf = currentAsOf('live', et('2020-03-16', '15:50'));
+    const answer = await storeInternals(store).api.answerAt(
+      chain,
+      { underlying: 'SPY' },
+      { expiration: 'all' },
+      asOf,
+      'live',
+      et('2020-03-16', '15:50'),
+    );
+    expect(answer.kind === 'ok' && isOptionAnswer(answer) && answer.knownAtColumns !== undefined).toBe(true);
+    for (const policy of ['strict', 'mask', 'flag'] as const) {
+      const fromColumns = await store.at(T, { policy }).options.chain('SPY', whole);
+      const fromRecords = await store.at(T, { policy }).options.chain('SPY', recorded);
+      expect(fromColumns.length).toBeGreaterThan(1_000);
+      expect(fromColumns.columns).toEqual(fromRecords.columns);
+      expect(fromColumns.meta).toEqual(fromRecords.meta);
+      expect(fromColumns.knownAt()).toEqual(fromRecords.knownAt());
+    }
   });
 
   it("judges a dated request for T's own session by known-at: strict refuses, mask nulls, flag keeps", async () => {

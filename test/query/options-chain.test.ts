@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownAtByFamily } from '../../src/pit/known-at.js';
+import type { OptionAnswer } from '../../src/query/endpoints/option-answer.js';
 import { chain } from '../../src/query/endpoints/options-chain.js';
 import type { Answer, AsOf } from '../../src/query/types.js';
 import { keep, parseOutputOptions, renderAnswer } from '../../src/service/format.js';
@@ -427,6 +429,45 @@ describe('chain: current answers at the cutoff', () => {
     for (const key of ['iv', 'delta', 'gamma', 'theta', 'vega']) {
       expect(c[key]!.every((value) => typeof value === 'number')).toBe(true);
     }
+  });
+
+  it('prints an answer without row filters from its columns, as the records of the same rows say', async () => {
+    // A cache of its own, asked the printed answer first: answers whose records were made answer from them.
+    // Columns for answers of any size (by default only past a thousand rows).
+    const cache = new StoreCache(() => reader.dataVersion, { currentColumnsRows: 0 });
+    const ask = (query: Record<string, string>, asOf: AsOf) =>
+      chain.run({ ...context(reader, { now: NOW, asOf, path: { underlying: 'SPY' }, query }), cache });
+    for (const at of ['2024-03-14 15:50', '2024-03-14 16:30', '2024-03-14 09:00']) {
+      for (const query of [{}, { expiration: 'all' }]) {
+        const printed = await ask(query, live(at));
+        // A strike limit past every strike keeps every row, and sends the answer through its records.
+        const recorded = await ask({ ...query, strikeLimit: '100' }, live(at));
+        if (printed.kind !== 'ok' || recorded.kind !== 'ok') throw new Error(`no answer at ${at}`);
+        const known = (printed as OptionAnswer).knownAtColumns;
+        expect(known, at).toBeDefined();
+        expect((recorded as OptionAnswer).knownAtColumns, at).toBeUndefined();
+        expect(columns(printed), at).toEqual(columns(recorded));
+        expect(printed.dataAsOfSeconds, at).toBe(recorded.dataAsOfSeconds);
+        const records = (recorded as OptionAnswer).optionRecords;
+        expect(known!.families, at).toEqual(knownAtByFamily(records));
+        expect(known!.volumeOrWithheld, at).toEqual(records.map((r) => r.volume ?? r.withheldVolume));
+      }
+    }
+    // By default an answer this small is made from records.
+    const small = await chain.run({
+      ...context(reader, {
+        now: NOW,
+        asOf: live('2024-03-14 15:51'),
+        path: { underlying: 'SPY' },
+        query: {},
+      }),
+      cache: new StoreCache(() => reader.dataVersion),
+    });
+    expect((small as OptionAnswer).knownAtColumns).toBeUndefined();
+    // At 15:50 the 15:45 snapshot's volume, stamped at the close, is withheld and still judged.
+    const withheld = await ask({}, live('2024-03-14 15:51'));
+    expect(columns(withheld)['volume']!.every((volume) => volume === null)).toBe(true);
+    expect((withheld as OptionAnswer).knownAtColumns!.volumeOrWithheld.some((v) => v !== null)).toBe(true);
   });
 
   it('serves the EOD row with its volume after the close, and yesterday’s row before the open, dte from its session', async () => {

@@ -2,7 +2,7 @@
  * What the option endpoints (chain, option quotes) answer beyond the generic contract of `../types.ts`: the
  * records behind the fields, which the backtest face judges field family by field family.
  */
-import type { OptionRecord } from '../options/records.js';
+import type { AnswerKnownAt, OptionRecord } from '../options/records.js';
 import type { Answer } from '../types.js';
 
 /** An option answer: its fields, and the records behind them in the same order. */
@@ -15,6 +15,11 @@ export type OptionAnswer = Answer & {
    * response cache counts these bytes in the records' place until the records are made.
    */
   readonly heldBytes?: number | undefined;
+  /**
+   * The records' known-at columns, when the answer was made from columns and they came with it (a current
+   * chain): a judge reads them without making the records. Undefined: read the records.
+   */
+  readonly knownAtColumns?: AnswerKnownAt | undefined;
 };
 
 /**

@@ -8,9 +8,14 @@ import { previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
 import { gathered, type InterestColumns } from './block-columns.js';
 import type { Block } from './block-read.js';
-import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
-import type { DatedSnapshotColumns, RowSource, SnapshotRow } from './snapshot-sql.js';
+import type {
+  CurrentSnapshotColumns,
+  DatedSnapshotColumns,
+  RowSource,
+  SnapshotColumns,
+  SnapshotRow,
+} from './snapshot-sql.js';
 import { firstAbove, firstNot } from './sorted-search.js';
 
 /** Whether every row an as-of may use lies in the block's sessions (older ones are checked later). */
@@ -88,7 +93,7 @@ export function datedRows(block: Block, session: string, only?: number, expirati
   const interestOf = (id: number) => settledInterest(block.interest, id, settledDay);
   return {
     ...blockSource(block, rows, interestOf),
-    datedColumns: () => datedColumnsOf(block, rows, interestOf, session),
+    datedColumns: (): DatedSnapshotColumns => ({ ...columnsOf(block, rows, interestOf), session }),
   };
 }
 
@@ -109,13 +114,52 @@ function blockSource(
   };
 }
 
-/** A dated answer's rows of a block as columns (`datedValueColumns`), gathered once: what `rowAt` reads. */
-function datedColumnsOf(
+/** A block's contracts' terms as numbers, per contract index: what its answers' columns gather. */
+type ContractTerms = {
+  readonly isCall: Uint8Array;
+  readonly strike: Float64Array;
+  readonly expirationTime: Float64Array;
+  /** Day numbers (days since 1970-01-01). */
+  readonly expirationDay: Float64Array;
+};
+
+const termsOfBlocks = new WeakMap<Block, ContractTerms>();
+
+/**
+ * The terms of a block's contracts as numbers, made at its first answer in columns and kept with it: a
+ * minute loop answers from one block hundreds of times, and reading each contract's texts again every
+ * minute (its expiration date parsed, its strike converted) was a sixth of a minute's answer.
+ */
+function contractTerms(block: Block): ContractTerms {
+  let terms = termsOfBlocks.get(block);
+  if (terms === undefined) {
+    const count = block.contracts.length;
+    const isCall = new Uint8Array(count);
+    const strike = new Float64Array(count);
+    const expirationTime = new Float64Array(count);
+    const expirationDay = new Float64Array(count);
+    for (let id = 0; id < count; id++) {
+      const contract = block.contracts[id]!;
+      isCall[id] = contract.side === 'call' ? 1 : 0;
+      strike[id] = Number(contract.strike);
+      expirationTime[id] = contract.expiration_time;
+      expirationDay[id] = dayNumberOfIso(contract.expiration);
+    }
+    terms = { isCall, strike, expirationTime, expirationDay };
+    termsOfBlocks.set(block, terms);
+  }
+  return terms;
+}
+
+/**
+ * An answer's rows of a block as columns (`datedValueColumns`, `currentValueColumns`), gathered once: what
+ * `rowAt` reads.
+ */
+function columnsOf(
   block: Block,
   rows: readonly number[],
   interestOf: (contract: number) => number,
-  session: string,
-): DatedSnapshotColumns {
+): SnapshotColumns {
   const q = block.quotes;
   const length = rows.length;
   const contracts = new Int32Array(length);
@@ -125,14 +169,8 @@ function datedColumnsOf(
     contracts[index] = id;
     interestRows[index] = interestOf(id);
   }
-  const ofContracts = (value: (contract: Contract, id: number) => number) => {
-    const out = new Float64Array(length);
-    for (let index = 0; index < length; index++) {
-      const id = contracts[index]!;
-      out[index] = value(block.contracts[id]!, id);
-    }
-    return out;
-  };
+  const terms = contractTerms(block);
+  const ofContracts = (column: Float64Array) => gathered(column, contracts);
   const ofRows = (column: Float64Array) => gathered(column, rows);
   const ofInterest = (column: Float64Array) => {
     const out = new Float64Array(length);
@@ -143,18 +181,16 @@ function datedColumnsOf(
     return out;
   };
   const isCall = new Uint8Array(length);
-  for (let index = 0; index < length; index++)
-    isCall[index] = block.contracts[contracts[index]!]!.side === 'call' ? 1 : 0;
+  for (let index = 0; index < length; index++) isCall[index] = terms.isCall[contracts[index]!]!;
   return {
     length,
-    session,
     underlying: length === 0 ? '' : block.contracts[contracts[0]!]!.underlying,
     symbolAt: (index) => block.contracts[contracts[index]!]!.option_symbol,
     isCall,
-    strike: ofContracts((contract) => Number(contract.strike)),
-    expirationTime: ofContracts((contract) => contract.expiration_time),
-    expirationDay: ofContracts((contract) => dayNumberOfIso(contract.expiration)),
-    firstTradedDay: ofContracts((_, id) => block.firstTradedDay[id]!),
+    strike: ofContracts(terms.strike),
+    expirationTime: ofContracts(terms.expirationTime),
+    expirationDay: ofContracts(terms.expirationDay),
+    firstTradedDay: ofContracts(block.firstTradedDay),
     quoteTime: ofRows(q.quote_time),
     bid: ofRows(q.bid),
     ask: ofRows(q.ask),
@@ -230,8 +266,31 @@ export function currentRows(
     }
     rows.push(found);
   }
-  // Which open interest answers is found only for the rows made into records.
-  return blockSource(block, rows, (id) => latestInterest(block.interest, id, cutoff));
+  // Which open interest answers is found only for the rows made into records, or into columns.
+  const interestOf = (id: number) => latestInterest(block.interest, id, cutoff);
+  return {
+    ...blockSource(block, rows, interestOf),
+    currentColumns: () => currentColumnsOf(block, rows, interestOf),
+  };
+}
+
+/** A current answer's rows of a block as columns: each row's own session, and the vendor's figures. */
+function currentColumnsOf(
+  block: Block,
+  rows: readonly number[],
+  interestOf: (contract: number) => number,
+): CurrentSnapshotColumns {
+  const q = block.quotes;
+  const ofRows = (column: Float64Array) => gathered(column, rows);
+  return {
+    ...columnsOf(block, rows, interestOf),
+    sessionDay: ofRows(q.day),
+    iv: ofRows(q.iv),
+    delta: ofRows(q.delta),
+    gamma: ofRows(q.gamma),
+    theta: ofRows(q.theta),
+    vega: ofRows(q.vega),
+  };
 }
 
 /**

@@ -11,7 +11,14 @@ import { fieldsOfColumns, optionFields } from './columns.js';
 import { type GreeksSource, type PricedSnapshots, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
 import { readAheadRows, sessionPairRows, wholeHistoryRows } from './read-ahead.js';
-import { compareRecords, datedValueColumns, type OptionRecord, recordMaker } from './records.js';
+import {
+  type AnswerKnownAt,
+  compareRecords,
+  currentValueColumns,
+  datedValueColumns,
+  type OptionRecord,
+  recordMaker,
+} from './records.js';
 import type { Scope } from './scope.js';
 import { sessionBlockRows } from './session-block.js';
 import {
@@ -57,12 +64,13 @@ export type ScopeAnswer = {
    * The fields of some groups' records (those `fieldsOf(recordsOf(groups))` gives) and the latest
    * known-at instant of their values, made from the rows' columns without a record per row, when the
    * rows come as columns and those records have not been made: a dated answer from a session or loop
-   * block. Undefined otherwise. Made anew at each call and not kept: most dated chains are asked once
+   * block, a current one from a block (of `fewestCurrentRows` rows or more, 0 by default). Undefined
+   * otherwise (and with computed Greeks). Made anew at each call and not kept: most dated chains are asked once
    * (a repeat is kept by the response cache from its second ask), and columns kept here outlived young
    * collections, which copied them twice (in a series of random whole chains, keeping them took some
    * 5 ms of collecting a request).
    */
-  columnsOf(groups: ReadonlySet<ExpirationGroup>): GroupsColumns | undefined;
+  columnsOf(groups: ReadonlySet<ExpirationGroup>, fewestCurrentRows?: number): GroupsColumns | undefined;
   /** The bytes of the rows the answer still holds to make records from, when its source knows them. */
   readonly heldBytes: number | undefined;
 };
@@ -73,6 +81,8 @@ export type GroupsColumns = {
   readonly rows: number;
   /** The latest known-at instant of the values ({@link dataAsOf} of the records), null for none. */
   readonly dataAsOf: number | null;
+  /** The known-at columns the records would give: made with a current answer's columns (undefined: ask the records). */
+  readonly known?: AnswerKnownAt;
 };
 
 /**
@@ -255,21 +265,27 @@ export function assemble(
       json: { column: new JsonColumn(f.values, f.kind), rows: null },
     })));
   // Made anew for each request and not kept: see `ScopeAnswer.columnsOf`.
-  const columnsOf = (groups: ReadonlySet<ExpirationGroup>): GroupsColumns | undefined => {
-    // Computed Greeks price records; a current answer's rows are not one session's columns.
-    const rows = rowsOf?.datedColumns;
-    if (asOf.kind !== 'dated' || greeks === 'computed' || rows === undefined) return undefined;
+  const columnsOf = (
+    groups: ReadonlySet<ExpirationGroup>,
+    fewestCurrentRows = 0,
+  ): GroupsColumns | undefined => {
+    // Computed Greeks price records (a group's parity forward, its neighbours' volatilities).
+    if (greeks === 'computed' || rowsOf === undefined) return undefined;
+    const from = rowsOf;
     const chosen = entries.filter((e) => groups.has(e.group));
     // A group whose records are made has let its rows go (and its records are the answer then).
     if (chosen.some((e) => e.records !== undefined)) return undefined;
     const indices =
       chosen.length === entries.length ? undefined : Int32Array.from(chosen.flatMap((e) => e.rows));
-    const made = datedValueColumns(rows(), indices);
-    return {
-      fields: fieldsOfColumns(made.columns),
-      rows: indices?.length ?? source.length,
-      dataAsOf: made.knownAt,
-    };
+    const rows = indices?.length ?? source.length;
+    if (asOf.kind === 'dated') {
+      if (from.datedColumns === undefined) return undefined;
+      const made = datedValueColumns(from.datedColumns(), indices);
+      return { fields: fieldsOfColumns(made.columns), rows, dataAsOf: made.knownAt };
+    }
+    if (from.currentColumns === undefined || rows < fewestCurrentRows) return undefined;
+    const made = currentValueColumns(from.currentColumns(), asOf.cutoffSeconds, indices);
+    return { fields: fieldsOfColumns(made.columns), rows, dataAsOf: made.knownAt, known: made.known };
   };
   return new AssembledAnswer(
     entries.map((e) => e.group),

@@ -381,6 +381,11 @@ export type RowSource = {
    */
   datedColumns?(): DatedSnapshotColumns;
   /**
+   * The same rows as columns, from a source that holds a current answer's rows in columns already (a
+   * block: each contract's latest snapshot by the cutoff, of whichever session).
+   */
+  currentColumns?(): CurrentSnapshotColumns;
+  /**
    * The bytes of the columns the source keeps alive, when it knows them (a session block's): what an
    * answer that keeps the source, to make its records later, holds instead of them.
    */
@@ -388,12 +393,11 @@ export type RowSource = {
 };
 
 /**
- * A dated answer's store rows as columns: one session's snapshot of each contract, numbers as NaN for
- * NULL. What a session block hands over without making a row object per contract.
+ * An answer's store rows as columns, numbers as NaN for NULL: what a block hands over without making a row
+ * object per contract.
  */
-export type DatedSnapshotColumns = {
+export type SnapshotColumns = {
   readonly length: number;
-  readonly session: string;
   readonly underlying: string;
   /** Row `index`'s option symbol. */
   readonly symbolAt: (index: number) => string;
@@ -415,6 +419,23 @@ export type DatedSnapshotColumns = {
   readonly underlyingPrice: Float64Array;
   readonly openInterest: Float64Array;
   readonly oiPublishedAt: Float64Array;
+};
+
+/** A dated answer's store rows as columns: one session's snapshot of each contract. */
+export type DatedSnapshotColumns = SnapshotColumns & { readonly session: string };
+
+/**
+ * A current answer's store rows as columns: each contract's latest snapshot by the cutoff, of its own
+ * session, with the vendor's IV and Greeks.
+ */
+export type CurrentSnapshotColumns = SnapshotColumns & {
+  /** Each row's session, as a day number. */
+  readonly sessionDay: Float64Array;
+  readonly iv: Float64Array;
+  readonly delta: Float64Array;
+  readonly gamma: Float64Array;
+  readonly theta: Float64Array;
+  readonly vega: Float64Array;
 };
 
 /** A row source over rows already read. */

@@ -20,6 +20,7 @@ import { StoreCache } from '../../../src/store/cache.js';
 import type { SessionColumnsPart } from '../../../src/store/session-columns.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
+import { expectColumnsAsRecords } from './answer-columns.js';
 import { commitGenerated } from './generated-store.js';
 
 let dir: string;
@@ -57,9 +58,9 @@ describe('read-ahead over one-minute snapshots', () => {
       const held = await readAheadRows(reader.sql, cache, asOf, spx);
       if (held === undefined) continue; // not yet a loop: the query answers
       answered++;
-      expect(assemble(asOf, held).records, `${session} ${time}`).toEqual(
-        assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, spx))).records,
-      );
+      const expected = assemble(asOf, rowSource(await scopeRows(reader.sql, asOf, spx))).records;
+      expect(assemble(asOf, held).records, `${session} ${time}`).toEqual(expected);
+      expectColumnsAsRecords(asOf, held, expected, `${session} ${time}`);
     }
     expect(answered).toBeGreaterThanOrEqual(minutes.length - 2);
   }, 120_000);
@@ -171,7 +172,10 @@ describe('one date at random minutes of intraday snapshots', () => {
       const rows = await readAheadRows(reader.sql, cache, asOf, scope);
       if (rows === undefined) continue; // before the loop shows itself: the query answers
       answered++;
-      expect(assemble(asOf, rows).records, `minute ${minute}`).toEqual(await queried(asOf, scope));
+      const expected = await queried(asOf, scope);
+      expect(assemble(asOf, rows).records, `minute ${minute}`).toEqual(expected);
+      // Printed from the block's columns (the vendor's iv, Black–Scholes Greeks): the records' fields.
+      expectColumnsAsRecords(asOf, rows, expected, `minute ${minute}`);
     }
     expect(answered).toBeGreaterThan(25);
   }, 120_000);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { dataAsOf, optionFields } from '../../../src/query/options/columns.js';
 import {
   announceSessionLoop,
   readAheadRows,
@@ -14,6 +13,7 @@ import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
+import { expectColumnsAsRecords } from './answer-columns.js';
 
 let reader: StoreReader;
 beforeAll(async () => {
@@ -192,14 +192,12 @@ describe('random access to dated sessions', () => {
       expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
       // Asked again: from the cache, the same.
       expect(recordsOf(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope))).toEqual(expected);
-      // The whole answer printed from the block's columns, without records: the query's records' fields.
-      const answer = assemble(asOf, await sessionBlockRows(reader.sql, cache, asOf, scope));
-      const whole = answer.columnsOf(new Set(answer.groups));
-      expect(whole, `${session} ${JSON.stringify(scope)}`).toBeDefined();
-      expect(whole!.rows).toBe(expected.length);
-      expect(whole!.dataAsOf).toBe(dataAsOf(expected));
-      expect(whole!.fields.map((f) => [f.key, f.kind, f.values])).toEqual(
-        optionFields(expected).map((f) => [f.key, f.kind, f.values]),
+      // Printed from the block's columns, without records: the query's records' fields.
+      expectColumnsAsRecords(
+        asOf,
+        await sessionBlockRows(reader.sql, cache, asOf, scope),
+        expected,
+        `${session} ${JSON.stringify(scope)}`,
       );
     }
     expect(cache.sessionCacheBytes).toBeLessThanOrEqual(256 * 1024);
@@ -236,6 +234,8 @@ describe('random access at current instants', () => {
       if (paired === undefined) continue;
       fromBlock++;
       expect(recordsOf(asOf, paired), where).toEqual(expected);
+      // Printed from the block's columns, without records: the query's records' fields and known-at.
+      expectColumnsAsRecords(asOf, paired, expected, where);
       // Another instant of the same session, from the block kept in the cache.
       const later = currentAsOf('live', etWallToSeconds(session, '16:05'));
       if (later.kind !== 'current') continue;
