@@ -100,12 +100,15 @@ export class QueryResult<C extends Columns = Columns> {
     const source = this.knownAtSource;
     if (source === undefined) return undefined;
     if (this.knownAtColumns === undefined) {
-      const families = 'latest' in source ? source : knownAtByFamily(source);
+      // The answer's own columns are copied: the response cache keeps the answer, and its judge reads them.
+      const made = 'latest' in source ? undefined : knownAtByFamily(source);
+      const families = made ?? (source as KnownAtByFamily);
+      const own = <T>(column: readonly T[]): T[] => (made === undefined ? column.slice() : (column as T[]));
       this.knownAtColumns = {
-        quoteTime: families.quote as number[],
-        volumeTime: families.volume as (number | null)[],
-        oiPublishedAt: families.openInterest as (number | null)[],
-        listedAt: families.listing as number[],
+        quoteTime: own(families.quote) as number[],
+        volumeTime: own(families.volume),
+        oiPublishedAt: own(families.openInterest),
+        listedAt: own(families.listing) as number[],
       };
     }
     return this.knownAtColumns;

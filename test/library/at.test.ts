@@ -81,6 +81,14 @@ describe('store.at on the embedded sample', () => {
       expect(fromColumns.meta).toEqual(fromRecords.meta);
       expect(fromColumns.knownAt()).toEqual(fromRecords.knownAt());
     }
+    // The known-at columns handed out are the caller's: the same request, answered again from the
+    // response cache, is judged and served by its own.
+    const first = await store.at(T).options.chain('SPY', whole);
+    const listed = first.knownAt()!.listedAt[0];
+    first.knownAt()!.listedAt[0] = Number.MAX_SAFE_INTEGER;
+    const again = await store.at(T).options.chain('SPY', whole);
+    expect(again.meta.status).toBe(203);
+    expect(again.knownAt()!.listedAt[0]).toBe(listed);
   });
 
   it("judges a dated request for T's own session by known-at: strict refuses, mask nulls, flag keeps", async () => {
