@@ -101,6 +101,27 @@ export function knownAtByFamily(rows: readonly OptionKnownAt[]): KnownAtByFamily
   };
 }
 
+/**
+ * The known-at columns of option rows made one per family already (an answer made from columns), with
+ * each family's latest instant, as {@link knownAtByFamily} gives them.
+ */
+export function knownAtOfColumns(
+  columns: {
+    readonly [F in KnownAtFamily]: readonly (number | null)[];
+  },
+): KnownAtByFamily {
+  const latestOf = (column: readonly (number | null)[]) => column.reduce<number | null>(later, null);
+  return {
+    ...columns,
+    latest: {
+      quote: latestOf(columns.quote),
+      volume: latestOf(columns.volume),
+      openInterest: latestOf(columns.openInterest),
+      listing: latestOf(columns.listing),
+    },
+  };
+}
+
 function later(latest: number | null, instant: number | null): number | null {
   return instant !== null && (latest === null || instant > latest) ? instant : latest;
 }

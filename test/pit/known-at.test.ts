@@ -6,7 +6,7 @@
  * the family columns and their latest instants (`knownAtByFamily`), and a judge given those instants.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { knownAtByFamily, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
+import { knownAtByFamily, knownAtOfColumns, OPTION_FIELD_KNOWN_AT } from '../../src/pit/known-at.js';
 import { judge } from '../../src/pit/policy.js';
 import { OPTION_FIELDS, type OptionField } from '../../src/query/options/columns.js';
 
@@ -28,6 +28,26 @@ describe('knownAtByFamily', () => {
     expect(families.volume).toEqual([null, 400, null]);
     expect(families.latest).toEqual({ quote: 300, volume: 400, openInterest: 100, listing: 60 });
     expect(knownAtByFamily([]).latest).toEqual({
+      quote: null,
+      volume: null,
+      openInterest: null,
+      listing: null,
+    });
+  });
+
+  it('gives the same from columns made one per family (knownAtOfColumns)', () => {
+    const rows = [
+      { quoteTime: 300, volumeTime: null, oiPublishedAt: 100, listedAt: 50 },
+      { quoteTime: 200, volumeTime: 400, oiPublishedAt: null, listedAt: 60 },
+    ];
+    const columns = {
+      quote: [300, 200],
+      volume: [null, 400],
+      openInterest: [100, null],
+      listing: [50, 60],
+    };
+    expect(knownAtOfColumns(columns)).toEqual(knownAtByFamily(rows));
+    expect(knownAtOfColumns({ quote: [], volume: [null], openInterest: [], listing: [] }).latest).toEqual({
       quote: null,
       volume: null,
       openInterest: null,

@@ -5,7 +5,7 @@
 import { dte, etWallToSeconds } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
 import type { AsOf } from '../../pit/as-of.js';
-import type { KnownAtByFamily, OptionKnownAt } from '../../pit/known-at.js';
+import { type KnownAtByFamily, knownAtOfColumns, type OptionKnownAt } from '../../pit/known-at.js';
 import { DEFAULT_RATE, greekColumns, yearsBetween } from '../../pricing/index.js';
 import { gathered } from './block-columns.js';
 import { nullable } from './block-rows.js';
@@ -405,8 +405,8 @@ export type AnswerKnownAt = {
  * among them and each family's known-at column: `RowRecord`'s rules at the cutoff (volume withheld when
  * stamped after it, `dte` from each snapshot's own session, the vendor's Greeks, or Black–Scholes ones in
  * the gaps where the vendor gives some but not all) without an object per row. A whole SPY chain at a
- * random instant of the 26 M-row bench store (6,358 rows) went from 73 to 45 ms of CPU (p50); a minute
- * loop's 150-row answers cost the same either way. The differential tests hold these columns to the
+ * random instant of the 26 M-row bench store went from 73 to 45 ms of CPU (p50); small answers stay
+ * records (the chain endpoint's `CURRENT_COLUMNS_ROWS`). The differential tests hold these columns to the
  * records' fields.
  */
 export function currentValueColumns(
@@ -471,32 +471,16 @@ export function currentValueColumns(
     }
   }
   const columns: OptionValueColumns = { ...quote, dte, openInterest, volume, ...greeks };
-  const quoteKnown = Array.from(quoteTime);
-  const listing = Array.from(quote.firstTraded);
-  const families: KnownAtByFamily = {
-    quote: quoteKnown,
+  const families = knownAtOfColumns({
+    quote: Array.from(quoteTime),
     volume: volumeTimes,
     openInterest: published,
-    listing,
-    latest: {
-      quote: latestOf(quoteKnown),
-      volume: latestOf(volumeTimes),
-      openInterest: latestOf(published),
-      listing: latestOf(listing),
-    },
-  };
+    listing: Array.from(quote.firstTraded),
+  });
   return { columns, knownAt, known: { families, volumeOrWithheld } };
 }
 
 const GREEKS = ['iv', 'delta', 'gamma', 'theta', 'vega'] as const;
-
-/** The latest of some instants (null where none), or null when there is none. */
-function latestOf(instants: readonly (number | null)[]): number | null {
-  let latest: number | null = null;
-  for (const instant of instants)
-    if (instant !== null && (latest === null || instant > latest)) latest = instant;
-  return latest;
-}
 
 /** 09:30 ET of a day number, remembered per day (a chain's contracts share a few first traded days). */
 function openingByDay(): (day: number) => number {

@@ -275,16 +275,17 @@ export function assemble(
     const chosen = entries.filter((e) => groups.has(e.group));
     // A group whose records are made has let its rows go (and its records are the answer then).
     if (chosen.some((e) => e.records !== undefined)) return undefined;
-    const indices =
-      chosen.length === entries.length ? undefined : Int32Array.from(chosen.flatMap((e) => e.rows));
-    const rows = indices?.length ?? source.length;
+    const whole = chosen.length === entries.length;
+    const rows = whole ? source.length : chosen.reduce((sum, e) => sum + e.rows.length, 0);
+    // Gathered only once the columns are to be made (a current answer under the bound is left to records).
+    const indices = () => (whole ? undefined : Int32Array.from(chosen.flatMap((e) => e.rows)));
     if (asOf.kind === 'dated') {
       if (from.datedColumns === undefined) return undefined;
-      const made = datedValueColumns(from.datedColumns(), indices);
+      const made = datedValueColumns(from.datedColumns(), indices());
       return { fields: fieldsOfColumns(made.columns), rows, dataAsOf: made.knownAt };
     }
     if (from.currentColumns === undefined || rows < fewestCurrentRows) return undefined;
-    const made = currentValueColumns(from.currentColumns(), asOf.cutoffSeconds, indices);
+    const made = currentValueColumns(from.currentColumns(), asOf.cutoffSeconds, indices());
     return { fields: fieldsOfColumns(made.columns), rows, dataAsOf: made.knownAt, known: made.known };
   };
   return new AssembledAnswer(
