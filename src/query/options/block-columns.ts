@@ -219,10 +219,48 @@ function runsInOrder(order: Int32Array, offsets: Int32Array, by: Float64Array): 
  * through the iterator protocol and a call a value, three times slower (a contract table's 92k values
  * took 19–35 ms in a fresh process that way, 4–8 ms so).
  */
-export function gathered(from: Float64Array, order: ArrayLike<number>): Float64Array {
-  const to = new Float64Array(order.length);
+export function gathered(
+  from: Float64Array,
+  order: ArrayLike<number>,
+  to: Float64Array = new Float64Array(order.length),
+): Float64Array {
   for (let i = 0; i < order.length; i++) to[i] = from[order[i]!]!;
   return to;
+}
+
+/**
+ * Number columns of one length cut from shared buffers: what an answer made from columns makes its forty
+ * or so columns from. A typed array of more than 64 bytes gets a buffer of its own outside V8's heap,
+ * allocated, tracked and freed one by one: sixty columns of 150 rows made that way cost some 100 µs, and
+ * cut from one buffer some 35 (outside the benches, gathers included). A column kept keeps its whole buffer:
+ * give one answer's kept columns a `ColumnBuffer` of their own, apart from those it lets go.
+ */
+export class ColumnBuffer {
+  private buffer: ArrayBuffer | undefined;
+  private used = 0;
+
+  /** Columns of `length` values, `perBuffer` of them to a buffer (another buffer when those run out). */
+  constructor(
+    readonly length: number,
+    private readonly perBuffer: number,
+  ) {}
+
+  /** A new column of zeros. */
+  take(): Float64Array {
+    const bytes = this.length * Float64Array.BYTES_PER_ELEMENT;
+    if (this.buffer === undefined || this.used + bytes > this.buffer.byteLength) {
+      this.buffer = new ArrayBuffer(bytes * this.perBuffer);
+      this.used = 0;
+    }
+    const column = new Float64Array(this.buffer, this.used, this.length);
+    this.used += bytes;
+    return column;
+  }
+
+  /** `from`'s values in the order of `order`'s rows, in a new column (as {@link gathered}). */
+  gathered(from: Float64Array, order: ArrayLike<number>): Float64Array {
+    return gathered(from, order, this.take());
+  }
 }
 
 /** Per run `values[offsets[id]…offsets[id + 1]]`: 1 if it never falls, else 0. */

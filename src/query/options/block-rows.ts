@@ -6,7 +6,7 @@
  */
 import { previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
-import { gathered, type InterestColumns } from './block-columns.js';
+import { ColumnBuffer, type InterestColumns } from './block-columns.js';
 import type { Block } from './block-read.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
 import type {
@@ -93,7 +93,10 @@ export function datedRows(block: Block, session: string, only?: number, expirati
   const interestOf = (id: number) => settledInterest(block.interest, id, settledDay);
   return {
     ...blockSource(block, rows, interestOf),
-    datedColumns: (): DatedSnapshotColumns => ({ ...columnsOf(block, rows, interestOf), session }),
+    datedColumns: (): DatedSnapshotColumns => ({
+      ...columnsOf(block, rows, interestOf, new ColumnBuffer(rows.length, DATED_COLUMNS)),
+      session,
+    }),
   };
 }
 
@@ -151,6 +154,10 @@ function contractTerms(block: Block): ContractTerms {
   return terms;
 }
 
+/** The number columns of a dated answer's rows (`columnsOf`), and of a current one's (`currentColumnsOf`). */
+const DATED_COLUMNS = 15;
+const CURRENT_COLUMNS = 21;
+
 /**
  * An answer's rows of a block as columns (`datedValueColumns`, `currentValueColumns`), gathered once: what
  * `rowAt` reads.
@@ -159,6 +166,7 @@ function columnsOf(
   block: Block,
   rows: readonly number[],
   interestOf: (contract: number) => number,
+  columns: ColumnBuffer,
 ): SnapshotColumns {
   const q = block.quotes;
   const length = rows.length;
@@ -170,10 +178,10 @@ function columnsOf(
     interestRows[index] = interestOf(id);
   }
   const terms = contractTerms(block);
-  const ofContracts = (column: Float64Array) => gathered(column, contracts);
-  const ofRows = (column: Float64Array) => gathered(column, rows);
+  const ofContracts = (column: Float64Array) => columns.gathered(column, contracts);
+  const ofRows = (column: Float64Array) => columns.gathered(column, rows);
   const ofInterest = (column: Float64Array) => {
-    const out = new Float64Array(length);
+    const out = columns.take();
     for (let index = 0; index < length; index++) {
       const row = interestRows[index]!;
       out[index] = row === -1 ? Number.NaN : column[row]!;
@@ -281,9 +289,11 @@ function currentColumnsOf(
   interestOf: (contract: number) => number,
 ): CurrentSnapshotColumns {
   const q = block.quotes;
-  const ofRows = (column: Float64Array) => gathered(column, rows);
+  // Let go once the answer's values are made from them: one buffer for the 21 columns.
+  const columns = new ColumnBuffer(rows.length, CURRENT_COLUMNS);
+  const ofRows = (column: Float64Array) => columns.gathered(column, rows);
   return {
-    ...columnsOf(block, rows, interestOf),
+    ...columnsOf(block, rows, interestOf, columns),
     sessionDay: ofRows(q.day),
     iv: ofRows(q.iv),
     delta: ofRows(q.delta),
