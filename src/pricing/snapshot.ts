@@ -349,19 +349,27 @@ export type GreekColumns = {
   readonly vega: number | null;
 };
 
+/** No figures: one object for every contract that has none (its fields are read, never written). */
+const NO_GREEKS: GreekColumns = Object.freeze({
+  iv: null,
+  delta: null,
+  gamma: null,
+  theta: null,
+  vega: null,
+});
+
 /**
  * The service's five columns for a European option priced on the spot carried at the terms' rate and
  * dividend yield: `iv` given (a vendor's) or implied from `price`, then the Greeks at that volatility,
  * rounded as the service prints them; all null when either cannot be had.
  */
 export function greekColumns(terms: OptionTerms, iv: number | null, price: number | null): GreekColumns {
-  const nothing = { iv: null, delta: null, gamma: null, theta: null, vega: null };
   const { spot, strike, years } = terms;
   const finite = (value: number) => value > 0 && value < Number.POSITIVE_INFINITY;
   const carry = terms.rate - (terms.dividendYield ?? 0);
-  if (!(finite(spot) && finite(strike) && finite(years)) || !Number.isFinite(carry)) return nothing;
+  if (!(finite(spot) && finite(strike) && finite(years)) || !Number.isFinite(carry)) return NO_GREEKS;
   const vol = iv !== null && iv > 0 ? iv : price === null ? null : impliedVolatility(terms, price);
-  if (vol === null || !finite(vol)) return nothing;
+  if (vol === null || !finite(vol)) return NO_GREEKS;
   const out = optionValuation(terms, vol);
   return {
     iv: roundGreek(vol),
