@@ -40,7 +40,7 @@ const LOOP_SESSION = '2023-02-15';
 /**
  * The session a second minute loop walks, in the same process after the first loop and the random minutes:
  * what a session costs once the process has read the store's contract table and compiled the read path
- * (the first loop's first minute alone is some 150-200 ms of that).
+ * (the first loop's first minute alone is some 60-110 ms of that).
  */
 const AGAIN_SESSION = '2023-03-15';
 const RANDOM_MINUTES = 200;
