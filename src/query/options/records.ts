@@ -128,14 +128,7 @@ export function recordMaker(asOf: AsOf): (row: SnapshotRow) => OptionRecord {
         group: `${row.root}:${row.expiration}`,
       };
     }
-    // The class names no fields of its own: its constructor assigns every field of the record.
-    return new RowRecord(
-      row,
-      current,
-      openingSeconds(row.first_traded),
-      last.dte,
-      last.group,
-    ) as unknown as OptionRecord;
+    return new RowRecord(row, current, openingSeconds(row.first_traded), last.dte, last.group);
   };
 }
 
