@@ -271,7 +271,7 @@ async function answerChain(ctx: EndpointContext): Promise<EndpointResult<OptionA
   const answer =
     (params.expiration === undefined ? await pickedDateAnswer(ctx, scope, params, session) : undefined) ??
     (await scopeAnswer(ctx.sql, ctx.cache, ctx.asOf, read, ctx.greeks));
-  if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, underlying, root))) {
+  if (answer.groups.length === 0 && !(await underlyingKnown(ctx.sql, ctx.cache, underlying, root))) {
     return SYMBOL_NOT_FOUND;
   }
   const selected = new Set(selectGroups(answer.groups, params, session));

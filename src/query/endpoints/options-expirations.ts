@@ -35,7 +35,7 @@ async function answerExpirations(ctx: EndpointContext): Promise<EndpointResult> 
     params.strike === undefined ? universe.params : { ...universe.params, strike: params.strike },
   );
   if (rows.length === 0) {
-    if (!(await underlyingKnown(ctx.sql, underlying, root))) return SYMBOL_NOT_FOUND;
+    if (!(await underlyingKnown(ctx.sql, ctx.cache, underlying, root))) return SYMBOL_NOT_FOUND;
     return noDataAround(ctx.sql, ctx.cache, scope, asOfSession(ctx.asOf));
   }
   const latest = Math.max(...rows.map((row) => row.updated));

@@ -33,7 +33,7 @@ async function answerStrikes(ctx: EndpointContext): Promise<EndpointResult> {
     expiration === undefined ? universe.params : { ...universe.params, expiration },
   );
   if (rows.length === 0) {
-    if (!(await underlyingKnown(ctx.sql, underlying, root))) return SYMBOL_NOT_FOUND;
+    if (!(await underlyingKnown(ctx.sql, ctx.cache, underlying, root))) return SYMBOL_NOT_FOUND;
     return noDataAround(ctx.sql, ctx.cache, scope, asOfSession(ctx.asOf));
   }
   const byExpiration: Record<string, number[]> = {};

@@ -5,9 +5,11 @@
  */
 import { isSession, underlyingOfRoot } from '../../market-time/index.js';
 import type { AsOf } from '../../pit/as-of.js';
+import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
+import { heldContractTable } from './contract-table.js';
 
 /**
  * Which contracts a query reads: an underlying's chain (optionally one root of it, optionally one
@@ -46,8 +48,23 @@ export function chainOf(scope: Exclude<Scope, { optionSymbol: string }>): {
     : { underlying: scope.underlying, root: scope.root };
 }
 
-/** Whether the store holds any contract of the underlying (optionally of one root). */
-export async function underlyingKnown(sql: SqlSession, underlying: string, root?: string): Promise<boolean> {
+/**
+ * Whether the store holds any contract of the underlying (optionally of one root). From the underlying's
+ * contract table when the session cache holds it (a chain asked of a root without monthlies for its front
+ * month has read it, and found no group), else by a statement: one per such request cost some 1.5 ms of
+ * CPU over DuckDB's threads on the 213 M-row bench store.
+ */
+export async function underlyingKnown(
+  sql: SqlSession,
+  cache: StoreCache,
+  underlying: string,
+  root?: string,
+): Promise<boolean> {
+  const table = await heldContractTable(cache, underlying)?.catch(() => undefined);
+  if (table !== undefined) {
+    // A table's roots are those of its contracts (`rootIndices`).
+    return root === undefined ? table.count > 0 : table.roots.includes(root);
+  }
   const found = await sql.value<number>(
     root === undefined
       ? 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying LIMIT 1)'
