@@ -7,7 +7,7 @@ import { keep, parseOutputOptions, renderAnswer } from '../../src/service/format
 import { StoreCache } from '../../src/store/cache.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { withData } from '../helpers/shared-data.js';
-import { buildStore, context, dated, et, live, occ, spxMarket, spyMarket } from './helpers/options-market.js';
+import { buildSpySpxStore, context, dated, et, live, occ } from './helpers/options-market.js';
 import { refusal } from './helpers/refusal.js';
 import { columns, example, render, shapeMismatches } from './helpers/shape.js';
 
@@ -18,9 +18,7 @@ let reader: StoreReader;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const spy = spyMarket();
-  const spx = spxMarket();
-  ({ reader, close } = await buildStore([...spy.quotes, ...spx.quotes], [...spy.interest, ...spx.interest]));
+  ({ reader, close } = await buildSpySpxStore());
 });
 afterAll(async () => close());
 

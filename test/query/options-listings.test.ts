@@ -6,7 +6,7 @@ import { strikes } from '../../src/query/endpoints/options-strikes.js';
 import type { AsOf, Endpoint } from '../../src/query/types.js';
 import type { StoreReader } from '../../src/store/store.js';
 import { withData } from '../helpers/shared-data.js';
-import { buildStore, context, dated, et, live, spxMarket, spyMarket } from './helpers/options-market.js';
+import { buildSpySpxStore, context, dated, et, live } from './helpers/options-market.js';
 import { refusal } from './helpers/refusal.js';
 import { example, render, shapeMismatches, shapeOf } from './helpers/shape.js';
 
@@ -21,9 +21,7 @@ let reader: StoreReader;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const spy = spyMarket();
-  const spx = spxMarket();
-  ({ reader, close } = await buildStore([...spy.quotes, ...spx.quotes], [...spy.interest, ...spx.interest]));
+  ({ reader, close } = await buildSpySpxStore());
 });
 afterAll(async () => close());
 

@@ -92,6 +92,13 @@ export async function buildStore(
   };
 }
 
+/** A store of the SPY and SPX markets (`spyMarket`, `spxMarket`): what the option endpoints' tests ask. */
+export function buildSpySpxStore(): Promise<{ reader: StoreReader; close: () => Promise<void> }> {
+  const spy = spyMarket();
+  const spx = spxMarket();
+  return buildStore([...spy.quotes, ...spx.quotes], [...spy.interest, ...spx.interest]);
+}
+
 /** An endpoint context over `reader` at clock `now` (ET `YYYY-MM-DD HH:MM`). */
 export function context(
   reader: StoreReader,

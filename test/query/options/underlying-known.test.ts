@@ -8,15 +8,13 @@ import { underlyingKnown } from '../../../src/query/options/scope.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { SqlSession } from '../../../src/store/sql.js';
 import type { StoreReader } from '../../../src/store/store.js';
-import { buildStore, spxMarket, spyMarket } from '../helpers/options-market.js';
+import { buildSpySpxStore } from '../helpers/options-market.js';
 
 let reader: StoreReader;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const spy = spyMarket();
-  const spx = spxMarket();
-  ({ reader, close } = await buildStore([...spy.quotes, ...spx.quotes], [...spy.interest, ...spx.interest]));
+  ({ reader, close } = await buildSpySpxStore());
 });
 afterAll(async () => close());
 
