@@ -8,10 +8,11 @@ import { type Clock, dte, isIndexRoot } from '../../market-time/index.js';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
 import { dataAsOf } from '../options/columns.js';
+import { underlyingKnown } from '../options/contract-table.js';
 import { listedGroups } from '../options/listed-groups.js';
 import { noDataAround } from '../options/no-data-around.js';
 import type { OptionRecord } from '../options/records.js';
-import { closedSession, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
+import { closedSession, scopeOfSymbol } from '../options/scope.js';
 import {
   assemble,
   type ExpirationGroup,

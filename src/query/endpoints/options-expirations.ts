@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { asOfSession } from '../../pit/as-of.js';
 import { SYMBOL_NOT_FOUND } from '../no-data.js';
+import { underlyingKnown } from '../options/contract-table.js';
 import { noDataAround } from '../options/no-data-around.js';
-import { closedSession, scopeOfSymbol, underlyingKnown } from '../options/scope.js';
+import { closedSession, scopeOfSymbol } from '../options/scope.js';
 import { answerRowsSql } from '../options/snapshot-sql.js';
 import { booleanParam, numberParam, parseParams } from '../params.js';
 import type { Endpoint, EndpointContext, EndpointResult } from '../types.js';

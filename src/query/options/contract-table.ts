@@ -1,7 +1,8 @@
 /**
  * An underlying's contracts, read once per data version into compact columns in symbol order, and made
  * into the terms every row of a contract shares. Loop blocks, session blocks, listed groups and the
- * library's contract look-ups all read their contracts from here.
+ * library's contract look-ups all read their contracts from here, and whether the store lists an
+ * underlying or root is answered from here when its table is held.
  */
 import type { StoreCache } from '../../store/cache.js';
 import {
@@ -141,6 +142,32 @@ export function heldContractTable(cache: StoreCache, underlying: string): Promis
 }
 
 const contractTableKey = (underlying: string) => `contracts|${underlying}`;
+
+/**
+ * Whether the store holds any contract of the underlying (optionally of one root). From the underlying's
+ * contract table when the session cache holds it (a chain asked of a root without monthlies for its front
+ * month has read it, and found no group), else by a statement: one per such request cost some 1.5 ms of
+ * CPU over DuckDB's threads on the 213 M-row bench store.
+ */
+export async function underlyingKnown(
+  sql: SqlSession,
+  cache: StoreCache,
+  underlying: string,
+  root?: string,
+): Promise<boolean> {
+  const table = await heldContractTable(cache, underlying)?.catch(() => undefined);
+  if (table !== undefined) {
+    // A table's roots are those of its contracts (`rootIndices`).
+    return root === undefined ? table.count > 0 : table.roots.includes(root);
+  }
+  const found = await sql.value<number>(
+    root === undefined
+      ? 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying LIMIT 1)'
+      : 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying AND root = $root LIMIT 1)',
+    root === undefined ? { underlying } : { underlying, root },
+  );
+  return Number(found) > 0;
+}
 
 /** The underlying's contract table, from the session cache or read. */
 export function contractTable(

@@ -1,15 +1,12 @@
 /**
  * Which contracts an option query reads (an underlying's chain, one root of it, or one contract), and
- * the answers about a scope that are not rows: unknown symbols, a closed market (no data with the nearest
- * sessions is `no-data-around.ts`'s).
+ * the answers about a scope that are not rows: a closed market (unknown symbols are `contract-table.ts`'s
+ * `underlyingKnown`, no data with the nearest sessions `no-data-around.ts`'s).
  */
 import { isSession, underlyingOfRoot } from '../../market-time/index.js';
 import type { AsOf } from '../../pit/as-of.js';
-import type { StoreCache } from '../../store/cache.js';
-import type { SqlSession } from '../../store/sql.js';
 import { MARKET_CLOSED } from '../no-data.js';
 import type { NoData } from '../types.js';
-import { heldContractTable } from './contract-table.js';
 
 /**
  * Which contracts a query reads: an underlying's chain (optionally one root of it, optionally one
@@ -46,30 +43,4 @@ export function chainOf(scope: Exclude<Scope, { optionSymbol: string }>): {
   return scope.root === undefined
     ? { underlying: scope.underlying }
     : { underlying: scope.underlying, root: scope.root };
-}
-
-/**
- * Whether the store holds any contract of the underlying (optionally of one root). From the underlying's
- * contract table when the session cache holds it (a chain asked of a root without monthlies for its front
- * month has read it, and found no group), else by a statement: one per such request cost some 1.5 ms of
- * CPU over DuckDB's threads on the 213 M-row bench store.
- */
-export async function underlyingKnown(
-  sql: SqlSession,
-  cache: StoreCache,
-  underlying: string,
-  root?: string,
-): Promise<boolean> {
-  const table = await heldContractTable(cache, underlying)?.catch(() => undefined);
-  if (table !== undefined) {
-    // A table's roots are those of its contracts (`rootIndices`).
-    return root === undefined ? table.count > 0 : table.roots.includes(root);
-  }
-  const found = await sql.value<number>(
-    root === undefined
-      ? 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying LIMIT 1)'
-      : 'SELECT count(*) FROM (SELECT 1 FROM contracts WHERE underlying = $underlying AND root = $root LIMIT 1)',
-    root === undefined ? { underlying } : { underlying, root },
-  );
-  return Number(found) > 0;
 }

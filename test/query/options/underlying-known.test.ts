@@ -3,8 +3,7 @@
  * table once the session cache holds it, and by a statement before: both must say the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractTable } from '../../../src/query/options/contract-table.js';
-import { underlyingKnown } from '../../../src/query/options/scope.js';
+import { contractTable, underlyingKnown } from '../../../src/query/options/contract-table.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { SqlSession } from '../../../src/store/sql.js';
 import type { StoreReader } from '../../../src/store/store.js';
