@@ -5,7 +5,7 @@
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { byDay, gathered } from './block-columns.js';
-import { type Contract, contractAt, contractTable } from './contract-table.js';
+import { CONTRACT_FLAGS, type Contract, contractAt, contractTable } from './contract-table.js';
 import { dayNumberOfIso } from './days.js';
 import type { ExpirationWindow } from './expiration-window.js';
 import { KeyIndex } from './key-index.js';
@@ -33,7 +33,18 @@ export type ScopeContracts = {
   readonly expirations: readonly string[];
   /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
   readonly firstTradedDay: Float64Array;
+  /** Per contract: its terms as numbers, which an answer's columns gather. */
+  readonly terms: ContractTerms;
   readonly bytes: number;
+};
+
+/** The terms of a block's contracts as numbers, per contract number, as the contract table holds them. */
+export type ContractTerms = {
+  readonly isCall: Uint8Array;
+  readonly strike: Float64Array;
+  readonly expirationTime: Float64Array;
+  /** Day numbers (days since 1970-01-01). */
+  readonly expirationDay: Float64Array;
 };
 
 /**
@@ -48,7 +59,7 @@ type ContractKeys = {
   readonly hashOf: Float64Array;
 };
 
-/** About what one contract of a block costs: its object, its entries in the block's indexes. */
+/** About what one contract of a block costs: its object, its entries in the block's indexes, its terms. */
 const CONTRACT_BYTES = 300;
 
 /**
@@ -98,6 +109,15 @@ export async function loadContracts(
     order = symbolOrderOf((key) => index.get(key), global);
   }
   const firstTradedDay = gathered(table.firstTradedDay, picked);
+  const isCall = new Uint8Array(picked.length);
+  for (let id = 0; id < picked.length; id++)
+    isCall[id] = table.flags[picked[id]!]! & CONTRACT_FLAGS.call ? 1 : 0;
+  const terms = {
+    isCall,
+    strike: gathered(table.strike, picked),
+    expirationTime: gathered(table.expirationTime, picked),
+    expirationDay: gathered(table.expirationDay, picked),
+  };
   return {
     contracts,
     keys,
@@ -105,6 +125,7 @@ export async function loadContracts(
     byExpiration,
     expirations,
     firstTradedDay,
+    terms,
     bytes: contracts.length * CONTRACT_BYTES,
   };
 }

@@ -17,7 +17,7 @@ import {
   type SessionRange,
   sessionRanges,
 } from './block-columns.js';
-import { contractIndex, numbered, type ScopeContracts } from './block-contracts.js';
+import { type ContractTerms, contractIndex, numbered, type ScopeContracts } from './block-contracts.js';
 import { interestColumnsSql, quoteColumnsSql, withEmpty } from './block-sql.js';
 import type { Contract } from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
@@ -45,6 +45,8 @@ export type Block = {
   readonly expirations: readonly string[];
   /** Per contract index: its first traded session as a day number. */
   readonly firstTradedDay: Float64Array;
+  /** Per contract index: its terms as numbers (what an answer's columns gather). */
+  readonly terms: ContractTerms;
   /** Per contract index: its open interest rows in settled-session order. */
   readonly interest: InterestColumns;
   /**
@@ -279,6 +281,7 @@ function assembled(
     byExpiration,
     expirations,
     firstTradedDay: known.firstTradedDay,
+    terms: known.terms,
     interest,
     carriedQuotes: carried?.quoteSearched,
     carriedInterest: carried?.interestSearched,

@@ -117,43 +117,6 @@ function blockSource(
   };
 }
 
-/** A block's contracts' terms as numbers, per contract index: what its answers' columns gather. */
-type ContractTerms = {
-  readonly isCall: Uint8Array;
-  readonly strike: Float64Array;
-  readonly expirationTime: Float64Array;
-  /** Day numbers (days since 1970-01-01). */
-  readonly expirationDay: Float64Array;
-};
-
-const termsOfBlocks = new WeakMap<Block, ContractTerms>();
-
-/**
- * The terms of a block's contracts as numbers, made at its first answer in columns and kept with it: a
- * minute loop answers from one block hundreds of times, and reading each contract's texts again every
- * minute (its expiration date parsed, its strike converted) was some 8 % of a columnar minute's answer.
- */
-function contractTerms(block: Block): ContractTerms {
-  let terms = termsOfBlocks.get(block);
-  if (terms === undefined) {
-    const count = block.contracts.length;
-    const isCall = new Uint8Array(count);
-    const strike = new Float64Array(count);
-    const expirationTime = new Float64Array(count);
-    const expirationDay = new Float64Array(count);
-    for (let id = 0; id < count; id++) {
-      const contract = block.contracts[id]!;
-      isCall[id] = contract.side === 'call' ? 1 : 0;
-      strike[id] = Number(contract.strike);
-      expirationTime[id] = contract.expiration_time;
-      expirationDay[id] = dayNumberOfIso(contract.expiration);
-    }
-    terms = { isCall, strike, expirationTime, expirationDay };
-    termsOfBlocks.set(block, terms);
-  }
-  return terms;
-}
-
 /** The number columns of a dated answer's rows (`columnsOf`), and of a current one's (`currentColumnsOf`). */
 const DATED_COLUMNS = 15;
 const CURRENT_COLUMNS = 21;
@@ -177,7 +140,7 @@ function columnsOf(
     contracts[index] = id;
     interestRows[index] = interestOf(id);
   }
-  const terms = contractTerms(block);
+  const terms = block.terms;
   const ofContracts = (column: Float64Array) => columns.gathered(column, contracts);
   const ofRows = (column: Float64Array) => columns.gathered(column, rows);
   const ofInterest = (column: Float64Array) => {
