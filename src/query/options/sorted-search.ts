@@ -35,7 +35,10 @@ export function firstAbove(
   return low;
 }
 
-/** The first index in `low…high` whose value is above `bound`, the values rising over the range (`firstAbove` with no order). */
+/**
+ * The first index in `low…high` whose value is above `bound`, the values rising over the range
+ * (`firstAbove` with no order).
+ */
 export function firstAboveSorted(values: Float64Array, low: number, high: number, bound: number): number {
   while (low < high) {
     const middle = (low + high) >>> 1;
