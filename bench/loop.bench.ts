@@ -42,7 +42,7 @@ async function bigStoreLoop(repoRoot: string, log: (line: string) => void): Prom
     return [];
   }
   // The store's deep LEAPS go unquoted from one generated year to the next: the loop's blocks carry
-  // their last snapshots (block-read.ts carriedRows), so the whole year is answered from blocks.
+  // their last snapshots (block-carry.ts carriedRows), so the whole year is answered from blocks.
   const sessions = sessionsBetween('2019-01-02', '2019-12-31');
   log(`typed loop over ${sessions.length} sessions of ${BIG_STORE.join('/')}, three times`);
   const typedLoop = async () => {

@@ -6,8 +6,8 @@
  */
 import { previousSession } from '../../market-time/index.js';
 import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
+import type { Block } from './block.js';
 import { ColumnBuffer, type InterestColumns } from './block-columns.js';
-import type { Block } from './block-read.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
 import type {
   CurrentSnapshotColumns,

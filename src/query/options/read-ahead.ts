@@ -18,9 +18,11 @@ import {
 import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
+import type { Block } from './block.js';
+import { lookBackInFiles } from './block-carry.js';
 import { QUOTE_COLUMNS } from './block-columns.js';
 import { contractIndex, loadContracts, type ScopeContracts } from './block-contracts.js';
-import { type Block, loadBlock, loadInstantBlock, lookBackInFiles, SLICE_ROWS } from './block-read.js';
+import { loadBlock, loadInstantBlock, SLICE_ROWS } from './block-read.js';
 import { covers, currentRows, datedRows } from './block-rows.js';
 import { SYMBOL_KEY } from './block-sql.js';
 import { contractTable, indexOfContract } from './contract-table.js';

@@ -11,12 +11,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { etWallToSeconds, previousSession, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import { loadContracts } from '../../../src/query/options/block-contracts.js';
 import {
   CARRY_FIRST_STEP_SESSIONS,
   latestRowsBefore,
   quoteLookBack,
-} from '../../../src/query/options/block-read.js';
+} from '../../../src/query/options/block-carry.js';
+import { loadContracts } from '../../../src/query/options/block-contracts.js';
 import { isoDateOfDay } from '../../../src/query/options/days.js';
 import {
   announceSessionLoop,
