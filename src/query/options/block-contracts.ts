@@ -5,7 +5,7 @@
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { byDay, gathered } from './block-columns.js';
-import { CONTRACT_FLAGS, type Contract, contractAt, contractTable } from './contract-table.js';
+import { type Contract, callBits, contractAt, contractTable } from './contract-table.js';
 import { dayNumberOfIso } from './days.js';
 import type { ExpirationWindow } from './expiration-window.js';
 import { KeyIndex } from './key-index.js';
@@ -109,11 +109,8 @@ export async function loadContracts(
     order = symbolOrderOf((key) => index.get(key), global);
   }
   const firstTradedDay = gathered(table.firstTradedDay, picked);
-  const isCall = new Uint8Array(picked.length);
-  for (let id = 0; id < picked.length; id++)
-    isCall[id] = table.flags[picked[id]!]! & CONTRACT_FLAGS.call ? 1 : 0;
   const terms = {
-    isCall,
+    isCall: callBits(table, picked),
     strike: gathered(table.strike, picked),
     expirationTime: gathered(table.expirationTime, picked),
     expirationDay: gathered(table.expirationDay, picked),

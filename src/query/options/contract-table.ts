@@ -75,6 +75,13 @@ export function indexOfContract(table: ContractTable, symbol: string): number {
   return indexInOrder(table.count, table.symbolAt, symbol);
 }
 
+/** Per contract of `ids` (numbers in the table), 1 if it is a call, else 0. */
+export function callBits(table: ContractTable, ids: ArrayLike<number>): Uint8Array {
+  const bits = new Uint8Array(ids.length);
+  for (let k = 0; k < ids.length; k++) bits[k] = table.flags[ids[k]!]! & CONTRACT_FLAGS.call ? 1 : 0;
+  return bits;
+}
+
 /** Contract `index` of an underlying's contract table, its flags and day numbers made into its terms. */
 export function contractAt(table: ContractTable, index: number): Contract {
   const flags = table.flags[index]!;

@@ -14,7 +14,13 @@ import type { SqlSession } from '../../store/sql.js';
 import { gathered, QUOTE_COLUMNS } from './block-columns.js';
 import { nullable } from './block-rows.js';
 import { asDouble, contractKeySql, quoteReadSql, symbolRangesSql } from './block-sql.js';
-import { CONTRACT_FLAGS, type ContractTable, contractTable, indexOfContract } from './contract-table.js';
+import {
+  CONTRACT_FLAGS,
+  type ContractTable,
+  callBits,
+  contractTable,
+  indexOfContract,
+} from './contract-table.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
 import { KeyIndex } from './key-index.js';
 import { contractRanges, groupKey, groupOfContract, rootsExpiringOn } from './listed-groups.js';
@@ -396,9 +402,6 @@ function sessionColumnsOf(
   const length = positions.length;
   const contracts = new Int32Array(length);
   for (let index = 0; index < length; index++) contracts[index] = ids[positions[index]!]!;
-  const isCall = new Uint8Array(length);
-  for (let index = 0; index < length; index++)
-    isCall[index] = table.flags[contracts[index]!]! & CONTRACT_FLAGS.call ? 1 : 0;
   const byContract = (column: Float64Array) => gathered(column, contracts);
   const byPosition = (column: Float64Array) => gathered(column, positions);
   return {
@@ -406,7 +409,7 @@ function sessionColumnsOf(
     session,
     underlying: table.underlying,
     symbolAt: (index) => table.symbolAt(contracts[index]!),
-    isCall,
+    isCall: callBits(table, contracts),
     strike: byContract(table.strike),
     expirationTime: byContract(table.expirationTime),
     expirationDay: byContract(table.expirationDay),
