@@ -280,9 +280,15 @@ function scratchKept(count: number): Float64Array {
 /**
  * The runs of the first `rows` keys of `keys` that `kept` keeps, as row ranges `[low, high)` flattened in
  * pairs: per run of one key's rows (an intraday session holds a contract's rows one after another) one
- * decision for them all, and consecutive kept rows make one range.
+ * decision for them all, and consecutive kept rows make one range. With `keptKeys`, each kept key's own
+ * run is added to it too, as a pair `[low, high)`, in order.
  */
-function keyRuns(keys: Float64Array, rows: number, kept: (key: number) => boolean): number[] {
+function keyRuns(
+  keys: Float64Array,
+  rows: number,
+  kept: (key: number) => boolean,
+  keptKeys?: number[],
+): number[] {
   const runs: number[] = [];
   let start = -1;
   for (let i = 0; i < rows; ) {
@@ -290,6 +296,7 @@ function keyRuns(keys: Float64Array, rows: number, kept: (key: number) => boolea
     let end = i + 1;
     while (end < rows && keys[end] === key) end++;
     if (kept(key)) {
+      keptKeys?.push(i, end);
       if (start === -1) start = i;
     } else if (start !== -1) {
       runs.push(start, i);
@@ -338,7 +345,8 @@ export function latestRows(
       for (let s = 0; s < spans.length; s += 2) {
         const from = spans[s]!;
         const all = keysOf(from, spans[s + 1]!);
-        const runs = keyRuns(all, spans[s + 1]! - from, kept);
+        const keptKeys: number[] = [];
+        const runs = keyRuns(all, spans[s + 1]! - from, kept, keptKeys);
         const times = scratchRange(keptCount(runs));
         let at = 0;
         for (let r = 0; r < runs.length; r += 2) {
@@ -347,22 +355,17 @@ export function latestRows(
         }
         // Per run of one key's rows, its latest by the cutoff, found by halves: the times rise along the run.
         // Looking at every row's time cost as much as reading them (some 60,000 a random minute of the
-        // intraday bench store).
+        // intraday bench store). The kept keys' runs are the kept ranges' rows in order, as `times` holds them.
         let k = 0;
-        for (let r = 0; r < runs.length; r += 2) {
-          const high = runs[r + 1]!;
-          for (let i = runs[r]!; i < high; ) {
-            const key = all[i]!;
-            let end = i + 1;
-            while (end < high && all[end] === key) end++;
-            const after = firstAboveSorted(times, k, k + end - i, cutoff);
-            if (after > k) {
-              rows.push(from + i + (after - 1 - k));
-              rowKeys.push(key);
-            }
-            k += end - i;
-            i = end;
+        for (let p = 0; p < keptKeys.length; p += 2) {
+          const low = keptKeys[p]!;
+          const length = keptKeys[p + 1]! - low;
+          const after = firstAboveSorted(times, k, k + length, cutoff);
+          if (after > k) {
+            rows.push(from + low + (after - 1 - k));
+            rowKeys.push(all[low]!);
           }
+          k += length;
         }
       }
       picked.push({ part, keys: Float64Array.from(rowKeys), rows: Int32Array.from(rows) });
