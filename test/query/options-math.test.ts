@@ -42,7 +42,7 @@ describe('roundCents', () => {
     expect(Object.is(roundCents(-0.001), 0)).toBe(true);
   });
 
-  it('gives what the exact decimal value gives (toFixed) for every price to 1/10,000 and their differences', () => {
+  it('gives what the exact decimal value gives (toFixed) for every price to 1/10,000, their differences and the doubles beside half cents', () => {
     // The rule as `toFixed` states it, exact halves to the even cent: the fast path must agree everywhere.
     const reference = (value: number) => {
       const eighths = value * 8;
@@ -66,10 +66,26 @@ describe('roundCents', () => {
         if (!Object.is(roundCents(value), reference(value))) differing.push(value);
       }
     }
-    // Every half cent to 10 dollars, and the doubles just beside it.
+    // Every half cent to 10 dollars, the doubles near it, and the nearest doubles on either side of it
+    // (one unit in the last place: only the exact binary value tells them apart).
+    const bits = new Float64Array(1);
+    const word = new BigInt64Array(bits.buffer);
+    const stepped = (value: number, units: bigint) => {
+      bits[0] = value;
+      word[0] = word[0]! + units;
+      return bits[0]!;
+    };
     for (let k = 0; k < 2_000; k++) {
       const half = (2 * k + 1) / 200;
-      for (const value of [half, half - 1e-12, half + 1e-12, -half]) {
+      const beside = [half - 1e-12, half + 1e-12, stepped(half, -1n), stepped(half, 1n), stepped(half, 2n)];
+      for (const value of [half, -half, ...beside, ...beside.map((v) => -v)]) {
+        if (!Object.is(roundCents(value), reference(value))) differing.push(value);
+      }
+    }
+    // Half cents of large prices, where a unit in the last place is some 1e-9 of a cent.
+    for (let i = 0; i < 20_000; i++) {
+      const half = (2 * Math.floor(random() * 2e8) + 1) / 200;
+      for (const value of [half, stepped(half, -1n), stepped(half, 1n)]) {
         if (!Object.is(roundCents(value), reference(value))) differing.push(value);
       }
     }
