@@ -103,6 +103,14 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * What every use of a closed store throws (`Store.close`): its DuckDB is closed, its caches are let go,
+ * and its files are not opened again.
+ */
+export function storeClosedError(sql?: string): StoreError {
+  return new StoreError('the store is closed', sql === undefined ? undefined : { sql });
+}
+
 /** Wrong use of the library or CLI by the caller (bad option, missing file), not a service answer. */
 export class UsageError extends Error {
   readonly code = 'usage' as const;

@@ -4,7 +4,7 @@
  * (the backtest face). All of them are answered by the same endpoints over the same store and cache.
  */
 import { type Account, AccountBook } from '../billing/accounts.js';
-import { MarketDataError, UsageError } from '../errors.js';
+import { MarketDataError, storeClosedError, UsageError } from '../errors.js';
 import { type Clock, fixedClock, systemClock } from '../market-time/index.js';
 import { type OptionSide, tryParseOccSymbol } from '../occ/index.js';
 import { parsePolicy } from '../pit/policy.js';
@@ -134,6 +134,8 @@ export class Store {
 
   readonly #reader: StoreReader;
   readonly #api: Api;
+  /** Set by `close`: every later call throws. */
+  #closed = false;
 
   static {
     internalsOf = (store) => ({ reader: store.#reader, api: store.#api });
@@ -206,11 +208,14 @@ export class Store {
 
   /** Answers `GET <path?query>` exactly as the service would: status, headers, body text, credits. */
   request(target: string, options?: RequestOptions): Promise<ApiResponse> {
+    // The service answers every request, a failure as its 500; a closed store is the caller's mistake.
+    if (this.#closed) return Promise.reject(storeClosedError());
     return this.follower.during(() => this.#api.request(target, options));
   }
 
   /** What the store holds: data version, tables, underlyings, sessions, provenance. */
   summary(): Promise<StoreSummary> {
+    if (this.#closed) return Promise.reject(storeClosedError());
     return summarizeStore(this.#reader);
   }
 
@@ -220,11 +225,13 @@ export class Store {
    * answers are the same with or without it.
    */
   announceSessionLoop(from: string, to: string): void {
+    this.#checkOpen();
     announceSessionLoop(this.cache, from, to);
   }
 
   /** The stock splits the store holds, in ex-date order: on `exDate` one share became `ratio` shares. */
   async splits(): Promise<Split[]> {
+    this.#checkOpen();
     return this.#reader.sql.all<Split>(
       `SELECT symbol, CAST(ex_date AS VARCHAR) AS "exDate", CAST(ratio AS DOUBLE) AS ratio
        FROM splits ORDER BY ex_date, symbol`,
@@ -236,6 +243,7 @@ export class Store {
    * for the symbols the store lists; others are left out. Terms do not change over a contract's life.
    */
   async contracts(symbols: readonly string[]): Promise<ContractTerms[]> {
+    this.#checkOpen();
     const found: ContractTerms[] = [];
     for (const symbol of [...new Set(symbols)].sort()) {
       const parsed = tryParseOccSymbol(symbol);
@@ -260,11 +268,18 @@ export class Store {
 
   /** Moves to the newest committed version of the store; returns whether it changed. */
   refresh(): Promise<boolean> {
+    if (this.#closed) return Promise.reject(storeClosedError());
     return this.follower.refresh();
   }
 
-  /** Releases the store's DuckDB (and its reader lease). */
+  /**
+   * Releases the store's DuckDB, its open files, its reader lease and what it keeps in memory (its caches).
+   * Every later call throws a `StoreError` (`the store is closed`), through views made before too;
+   * closing again does nothing.
+   */
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     this.follower.close();
     void this.#api.close();
     this.#reader.close();
@@ -275,6 +290,7 @@ export class Store {
    * known at T by the policy (`strict` by default: a value known after T throws `LookAheadError`).
    */
   at(instant: number | Date | string, options: ViewOptions = {}): PointInTimeView {
+    this.#checkOpen();
     const T = readInstant(instant, this.clock);
     if (T === undefined) throw invalidInstant(instant);
     return new PointInTimeView(
@@ -283,6 +299,10 @@ export class Store {
       parsePolicy(options.policy),
       options.greeks === undefined ? undefined : parseGreeks(options.greeks),
     );
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw storeClosedError();
   }
 
   private account(token: string | undefined): Account {
@@ -297,6 +317,7 @@ export class Store {
     question: Parameters<Ask>[0],
     options: CallOptions = {},
   ): Promise<QueryResult<C>> {
+    this.#checkOpen();
     const nowSeconds = this.#api.readNow(options.now);
     if (nowSeconds === undefined) throw invalidInstant(options.now);
     const account = this.account(options.token ?? this.token);

@@ -189,6 +189,11 @@ export class ResponseCache {
     const version = this.dataVersion();
     if (version === this.version) return;
     this.version = version;
+    this.clear();
+  }
+
+  /** Drops every kept answer (a data version moving on, a store closing). */
+  clear(): void {
     this.entries.clear();
     this.askedOnce.clear();
     this.bytes = 0;

@@ -9,6 +9,7 @@
 import { type Account, type AccountBook, LOCAL_ACCOUNT } from '../billing/accounts.js';
 import { creditsFor } from '../billing/credits.js';
 import { Ledger } from '../billing/ledger.js';
+import { storeClosedError } from '../errors.js';
 import { type Clock, systemClock } from '../market-time/index.js';
 import type { AsOf } from '../pit/as-of.js';
 import type { Answer, Endpoint, EndpointResult, GreeksSource, Mode } from '../query/types.js';
@@ -105,6 +106,8 @@ export class Api {
   private readonly clock: Clock;
   /** The bounds on one request's work. */
   readonly limits: ServiceLimits;
+  /** Set by `close`. */
+  private closed = false;
 
   constructor(private readonly options: ApiOptions) {
     this.router = new Router(options.endpoints);
@@ -243,6 +246,7 @@ export class Api {
     nowSeconds: number,
     greeks: GreeksSource = this.options.greeks ?? 'vendor',
   ): Promise<Evaluation> {
+    if (this.closed) throw storeClosedError();
     const mode = parseMode(query['mode'] ?? query['feed']);
     const { mode: resolved, asOf } = resolveFreshness(endpoint, account, mode, query['date'], nowSeconds);
     const endpointQuery = endpointParams(query, asOf.kind === 'dated');
@@ -288,7 +292,9 @@ export class Api {
     if (entry !== undefined && dated !== undefined) return done(200, entry.answer, false, true);
     if (entry !== undefined && entry.cutoffSeconds === cutoff) return done(203, entry.answer, false, true);
     const result = await this.run(endpoint, pathParams, endpointQuery, asOf, resolved, nowSeconds, greeks);
-    if (result.kind === 'ok' && cacheKey !== undefined && (cutoff !== undefined || dated !== undefined)) {
+    // An answer that was running when the service closed is given, not kept.
+    const keep = !this.closed && cacheKey !== undefined && (cutoff !== undefined || dated !== undefined);
+    if (result.kind === 'ok' && keep) {
       // A dated answer serves no `mode=cached` request, only a repeat: kept once asked again (`admit`).
       if (dated !== undefined && !this.cache.admit(cacheKey)) return done(200, result);
       this.cache.set(cacheKey, {
@@ -326,6 +332,7 @@ export class Api {
     nowSeconds: number,
     greeks: GreeksSource,
   ): Promise<EndpointResult> {
+    if (this.closed) return Promise.reject(storeClosedError());
     return endpoint.run({
       sql: this.options.sql,
       cache: this.storeCache,
@@ -338,8 +345,15 @@ export class Api {
     });
   }
 
-  /** Closes what the service holds open (its request log file). */
+  /**
+   * Closes what the service holds open (its request log file) and lets go of what it keeps (both caches,
+   * which a closed store must not keep answering from): every later evaluation throws
+   * {@link storeClosedError}.
+   */
   close(): Promise<void> {
+    this.closed = true;
+    this.cache.clear();
+    this.storeCache.clear();
     return this.ledger.close();
   }
 

@@ -376,6 +376,11 @@ export class StoreCache {
     const version = this.dataVersion();
     if (version === this.version) return;
     this.version = version;
+    this.clear();
+  }
+
+  /** Drops every value, state and session kept (a data version moving on, a store closing). */
+  clear(): void {
     this.derived.clear();
     this.states.clear();
     this.held.clear();

@@ -18,7 +18,7 @@ import {
   dateValue,
   timestampTZValue,
 } from '@duckdb/node-api';
-import { StoreError } from '../errors.js';
+import { StoreError, storeClosedError } from '../errors.js';
 import type { ContractColumns } from './contract-columns.js';
 import type { TableName } from './schema.js';
 import type { SessionColumnsPart, SessionColumnsTable } from './session-columns.js';
@@ -542,7 +542,7 @@ export class SqlSession {
    * for it. After `close`, no statement starts.
    */
   private async counted<T>(sql: string, work: () => Promise<T>): Promise<T> {
-    if (this.closing) throw new StoreError('SQL failed: the store is closed', { sql });
+    if (this.closing) throw storeClosedError(sql);
     this.running++;
     try {
       return await work();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { StoreError } from '../errors.js';
+import { StoreError, storeClosedError } from '../errors.js';
 import { type ContractColumns, contractColumnsPath, readContractColumns } from './contract-columns.js';
 import { type FooterFacts, footerFacts } from './footer.js';
 import {
@@ -80,6 +80,8 @@ export class StoreReader {
   private readonly ready = new Set<TableName>();
   /** Per Parquet file path: its session column file, checked once (null: none usable). */
   private readonly sessionFiles = new Map<string, SessionColumnsFile | null>();
+  /** Set by `close`: no file of the store is opened again (its footers, its session column files). */
+  private closed = false;
   /** The pinned manifest's files by table and underlying (`entriesOf`), made on first use. */
   private byUnderlying: { manifest: Manifest; tables: Map<TableName, Map<string, FileEntry[]>> } | undefined;
 
@@ -311,6 +313,8 @@ export class StoreReader {
    * next time, so a file put back is read as it is then.
    */
   private footerOf(entry: FileEntry): KeptFooter {
+    // Every read of the store's files in JavaScript starts here (session and contract column files too).
+    if (this.closed) throw storeClosedError();
     let kept = this.footers.get(entry.path);
     if (kept === undefined) {
       const facts = footerFacts(path.join(this.dir, entry.path));
@@ -459,9 +463,15 @@ export class StoreReader {
     return first === undefined || last === undefined ? undefined : { rows, first, last };
   }
 
-  /** Closes the DuckDB of this reader (and removes what its queries spilled). */
+  /**
+   * Closes the reader's DuckDB and the files it keeps open, and removes what its queries spilled; every
+   * later read throws {@link storeClosedError}.
+   */
   close(): void {
+    this.closed = true;
     for (const file of this.sessionFiles.values()) file?.closeIdle();
+    this.sessionFiles.clear();
+    this.footers.clear();
     this.sql.close();
     try {
       if (this.spill !== undefined) rmSync(this.spill, { recursive: true, force: true });
