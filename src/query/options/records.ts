@@ -6,7 +6,7 @@ import { dte, etWallToSeconds } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
 import type { AsOf } from '../../pit/as-of.js';
 import { type KnownAtByFamily, knownAtOfColumns, type OptionKnownAt } from '../../pit/known-at.js';
-import { DEFAULT_RATE, greekColumns, yearsBetween } from '../../pricing/index.js';
+import { DEFAULT_RATE, type GreekColumns, greekColumns, yearsBetween } from '../../pricing/index.js';
 import { ColumnBuffer } from './block-columns.js';
 import { nullable } from './block-rows.js';
 import { dayNumberOfIso, isoDateOfDay } from './days.js';
@@ -196,7 +196,6 @@ class RowRecord {
     const spot = row.underlying_price;
     const strike = Number(row.strike);
     const isCall = row.side === 'call';
-    const rawMid = row.bid === null || row.ask === null ? null : (row.bid + row.ask) / 2;
     const mid = row.bid === null || row.ask === null ? null : midOf(row.bid, row.ask);
     const intrinsicValue = spot === null ? null : intrinsicOf(isCall, spot, strike);
     const volumeTime = row.volume === null ? null : (row.volume_time ?? row.quote_time);
@@ -222,14 +221,16 @@ class RowRecord {
         (iv === null || delta === null || gamma === null || theta === null || vega === null) &&
         spot !== null
       ) {
-        const terms = {
-          side: row.side,
+        const computed = greeksInGaps(
+          row.side,
           spot,
           strike,
-          years: yearsBetween(row.quote_time, row.expiration_time),
-          rate: DEFAULT_RATE,
-        };
-        const computed = greekColumns(terms, row.iv, rawMid);
+          row.quote_time,
+          row.expiration_time,
+          row.iv,
+          row.bid,
+          row.ask,
+        );
         iv ??= computed.iv;
         delta ??= computed.delta;
         gamma ??= computed.gamma;
@@ -542,17 +543,16 @@ export function currentValueColumns(
       Number.isNaN(theta[k]!) ||
       Number.isNaN(vega[k]!);
     if (spot !== null && gap) {
-      const bidValue = nullable(bid[k]!);
-      const askValue = nullable(ask[k]!);
-      const rawMid = bidValue === null || askValue === null ? null : (bidValue + askValue) / 2;
-      const terms = {
-        side: side[k]!,
+      const computed = greeksInGaps(
+        side[k]!,
         spot,
-        strike: strike[k]!,
-        years: yearsBetween(quoteTime[k]!, expiration[k]!),
-        rate: DEFAULT_RATE,
-      };
-      const computed = greekColumns(terms, nullable(iv[k]!), rawMid);
+        strike[k]!,
+        quoteTime[k]!,
+        expiration[k]!,
+        nullable(iv[k]!),
+        nullable(bid[k]!),
+        nullable(ask[k]!),
+      );
       if (Number.isNaN(iv[k]!)) iv[k] = computed.iv ?? Number.NaN;
       if (Number.isNaN(delta[k]!)) delta[k] = computed.delta ?? Number.NaN;
       if (Number.isNaN(gamma[k]!)) gamma[k] = computed.gamma ?? Number.NaN;
@@ -568,6 +568,27 @@ export function currentValueColumns(
     listing: listingKnown,
   });
   return { columns, knownAt, known: { families, volumeOrWithheld } };
+}
+
+/**
+ * The Black–Scholes figures that fill a current snapshot's gaps, where the vendor gives some Greeks but not
+ * all and there is a spot: priced at the snapshot's quote time to its expiration, from the vendor's IV
+ * when it gives one, else solved from the unrounded mid. `RowRecord` and `currentValueColumns` both fill
+ * only the figures the vendor left out.
+ */
+function greeksInGaps(
+  side: OptionSide,
+  spot: number,
+  strike: number,
+  quoteTime: number,
+  expirationTime: number,
+  vendorIv: number | null,
+  bid: number | null,
+  ask: number | null,
+): GreekColumns {
+  const rawMid = bid === null || ask === null ? null : (bid + ask) / 2;
+  const years = yearsBetween(quoteTime, expirationTime);
+  return greekColumns({ side, spot, strike, years, rate: DEFAULT_RATE }, vendorIv, rawMid);
 }
 
 /** 09:30 ET of a day number, remembered per day (a chain's contracts share a few first traded days). */
