@@ -308,6 +308,9 @@ export type OptionValueColumns = {
     : OptionValues[K][];
 };
 
+/** The number columns `quoteValueColumns` takes from its `ColumnBuffer`. */
+const QUOTE_NUMBER_COLUMNS = 13;
+
 /**
  * The columns a dated and a current answer make alike from the store's columns, in the service's order
  * (`order`): the contract's terms, the quote, and what is derived from the quote by the records' rules.
@@ -430,8 +433,9 @@ export function datedValueColumns(
   const order = serviceOrder(rows, indices);
   const count = order.length;
   const sessionDay = dayNumberOfIso(rows.session);
-  // The answer's number columns, kept with it: one buffer for its 18 (see `ColumnBuffer`).
-  const numbers = new ColumnBuffer(count, 18);
+  // The answer's number columns, kept with it, in one buffer (see `ColumnBuffer`): the quote's, then
+  // volume, open interest's publication and value, dte and the one column of null Greeks.
+  const numbers = new ColumnBuffer(count, QUOTE_NUMBER_COLUMNS + 5);
   const { ordered, columns: quote } = quoteValueColumns(rows, order, numbers);
   const quoteTime = quote.updated;
   const volume = ordered(rows.volume);
@@ -495,8 +499,9 @@ export function currentValueColumns(
 } {
   const order = serviceOrder(rows, indices);
   const count = order.length;
-  // The answer's number columns, kept with it: one buffer for its 21 (see `ColumnBuffer`).
-  const numbers = new ColumnBuffer(count, 21);
+  // The answer's number columns, kept with it, in one buffer (see `ColumnBuffer`): the quote's, then
+  // open interest, volume, dte and the five Greeks.
+  const numbers = new ColumnBuffer(count, QUOTE_NUMBER_COLUMNS + 8);
   const { ordered, columns: quote } = quoteValueColumns(rows, order, numbers);
   const { updated: quoteTime, expiration, strike, side, bid, ask, underlyingPrice } = quote;
   const openInterest = ordered(rows.openInterest);
