@@ -5,9 +5,10 @@
  * rows of a block of sessions around it are read once and kept in the store's cache; every as-of whose
  * answer the block holds whole is then answered from memory, by the same rules as `snapshot-sql.ts`.
  * Whatever the block cannot prove complete (a contract whose last snapshot may be older than the block)
- * falls back to the query. This file decides which block answers a request (a loop's, a random
- * instant's session pair, an underlying's whole history, one expiration's session); `block-read.ts`
- * reads blocks and `block-rows.ts` answers from them.
+ * falls back to the query. This file decides whether a request is a loop's and which block answers it
+ * (the loop's, or one expiration's session at an instant); outside loops `session-pair.ts` (a random
+ * instant's session and the one before) and `whole-history.ts` (an underlying's whole history) answer.
+ * `block-read.ts` reads blocks and `block-rows.ts` answers from them.
  */
 import {
   nextSession,
@@ -19,14 +20,11 @@ import { type AsOf, asOfSession } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import type { Block } from './block.js';
-import { lookBackInFiles } from './block-carry.js';
-import { QUOTE_COLUMNS } from './block-columns.js';
-import { contractIndex, loadContracts, type ScopeContracts } from './block-contracts.js';
+import { contractIndex, loadContracts } from './block-contracts.js';
 import { loadBlock, loadInstantBlock, SLICE_ROWS } from './block-read.js';
 import { covers, currentRows, datedRows } from './block-rows.js';
-import { SYMBOL_KEY } from './block-sql.js';
 import { contractTable, indexOfContract } from './contract-table.js';
-import { dayNumberOfIso, isoDateOfDay, sessionCount, tryNextSession } from './days.js';
+import { isoDateOfDay, sessionCount, tryNextSession } from './days.js';
 import {
   type ExpirationNeed,
   type ExpirationWindow,
@@ -211,176 +209,6 @@ async function instantRows(
   const block = await loadInstantBlock(sql, scope, session, asOf.cutoffSeconds, known);
   if (block === undefined || !covers(block, asOf)) return undefined;
   return currentRows(block, asOf, undefined, scope.expiration);
-}
-
-/**
- * Rows the block of a current request outside a loop may hold (its session and the one before): sessions
- * denser than half of it (an index's chain snapshotted every minute) are left to the query.
- */
-const SESSION_PAIR_ROWS = 200_000;
-
-/**
- * Rows the search for its contracts not quoted in the two sessions may scan through DuckDB (`carriedRows`):
- * a longer one costs as much as the query it would spare. One from session column files has no bound: on
- * the 26 M-row bench store, whose deep LEAPS go unquoted from one generated year to the next, a whole SPY
- * chain at a random 15:45 went from the query's 1.2 s of CPU (p50) to 73 ms with the bound lifted there.
- */
-const SESSION_PAIR_CARRY_ROWS = 1_000_000;
-
-/**
- * A current answer outside a session loop (a request at a random instant), from a block of the as-of's
- * session and the one before, read once and kept in the store's session cache for the session's other
- * instants. A contract's latest snapshot by the cutoff is in one of the two sessions, or is carried from
- * before them (`carriedRows`). Undefined when the block cannot prove the answer, or the sessions are too
- * dense for one: the query answers then. A whole chain at one instant by query scans its contracts' terms
- * and every snapshot before the cutoff (about half a second on a 26 M-row store).
- */
-export async function sessionPairRows(
-  sql: SqlSession,
-  cache: StoreCache,
-  asOf: CurrentAsOf,
-  scope: Exclude<Scope, { optionSymbol: string }>,
-): Promise<RowSource | undefined> {
-  const session = asOfSession(asOf);
-  const first = previousSession(session);
-  const block = await cache.sized(
-    `read-ahead|session-pair|${JSON.stringify(scope)}|${session}`,
-    async () => {
-      const quoted = await quotedKeys(sql, scope.underlying, first);
-      if (quoted.length * 2 > SESSION_PAIR_ROWS) return undefined;
-      const known = await loadContracts(sql, cache, scope, first, session);
-      const rowsPerSession = Math.max(1, quoted.length);
-      // A look back too long to make through DuckDB (`carriedRows`) would leave the block unable to
-      // answer: the block is not read, and the query answers at no more than its own cost. One that reads
-      // session column files costs the sessions holding its rows, whatever its span.
-      const since = unquotedSince(known, quoted, dayNumberOfIso(first));
-      const carryRows = cache.sessionPairCarryRows ?? SESSION_PAIR_CARRY_ROWS;
-      if (
-        since !== undefined &&
-        sessionCount(since, first) * rowsPerSession > carryRows &&
-        !lookBackInFiles(sql, scope.underlying, known, since, first)
-      ) {
-        return undefined;
-      }
-      return loadBlock(sql, scope, first, session, known, {
-        rowsPerSession,
-        sliceRows: SESSION_PAIR_ROWS,
-        carryRows,
-      });
-    },
-    (block) => block?.bytes ?? 0,
-  );
-  if (block === undefined || !covers(block, asOf)) return undefined;
-  return currentRows(block, asOf, undefined, scope.expiration);
-}
-
-/** Distinct sessions asked of an underlying outside loops before its whole history is read at once. */
-const WHOLE_HISTORY_AFTER_SESSIONS = 8;
-
-/** About what a block holds a quote row (its columns and index) and an open interest row. */
-const QUOTE_ROW_BYTES = QUOTE_COLUMNS.length * 8 + 8;
-const INTEREST_ROW_BYTES = 32;
-
-/** What an underlying's random requests have asked, for `wholeHistoryRows`. */
-type WholeHistoryState = { readonly asked: Set<string>; read: boolean };
-
-/**
- * An answer outside a loop from a block of the underlying's whole history, read once its requests have
- * asked `WHOLE_HISTORY_AFTER_SESSIONS` distinct sessions (a server's random traffic, a notebook's
- * exploring) when the history fits in half the session cache (on the sample, SPY's two years are some
- * 50 MB): every later chain and contract of any session of it is then answered from memory, dated or at
- * any instant. Read at most once per data version: a block the cache has let go is not read again (two
- * such histories taking turns would read each other out). Undefined otherwise, or when the block cannot
- * prove the answer: the session paths and the query answer then.
- */
-export async function wholeHistoryRows(
-  sql: SqlSession,
-  cache: StoreCache,
-  asOf: AsOf,
-  scope: Scope,
-): Promise<RowSource | undefined> {
-  if (!('optionSymbol' in scope) && scope.root !== undefined) return undefined;
-  const underlying = scope.underlying;
-  const key = `read-ahead|whole|${underlying}`;
-  let pending = cache.heldSized<Block>(key);
-  if (pending === undefined) {
-    const state = cache.state<WholeHistoryState>(key, () => ({ asked: new Set(), read: false }));
-    if (state.read) return undefined;
-    state.asked.add(asOfSession(asOf));
-    if (state.asked.size < WHOLE_HISTORY_AFTER_SESSIONS) return undefined;
-    // Decided once, read or not: the manifest is not walked again on every request after.
-    state.read = true;
-    const quotes = sql.extent('option_quotes', { underlying });
-    const interest = sql.extent('open_interest', { underlying });
-    if (quotes === undefined) return undefined;
-    const bytes = quotes.rows * QUOTE_ROW_BYTES + (interest?.rows ?? 0) * INTEREST_ROW_BYTES;
-    if (bytes > cache.sessionCacheCapacity / 2) return undefined;
-    const whole = { underlying };
-    const sessions = Math.max(1, sessionCount(quotes.first, quotes.last) + 1);
-    pending = cache.sized(
-      key,
-      () =>
-        loadBlock(
-          sql,
-          whole,
-          quotes.first,
-          quotes.last,
-          loadContracts(sql, cache, whole, quotes.first, quotes.last),
-          {
-            rowsPerSession: Math.max(1, quotes.rows / sessions),
-            sliceRows: quotes.rows,
-          },
-        ),
-      (block) => block.bytes,
-    );
-  }
-  // Only a way to answer sooner: a history that could not be read leaves the answer to the other paths.
-  const block = await pending.catch(() => undefined);
-  if (block === undefined || !covers(block, asOf)) return undefined;
-  let only: number | undefined;
-  if ('optionSymbol' in scope) {
-    only = contractIndex(block.contracts, scope.optionSymbol);
-    // The block holds every contract of the history: one it does not hold has no row at any instant of it.
-    if (only === -1) return rowSource([]);
-  }
-  const expiration = 'optionSymbol' in scope ? undefined : scope.expiration;
-  return asOf.kind === 'dated'
-    ? datedRows(block, asOf.session, only, expiration)
-    : currentRows(block, asOf, only, expiration);
-}
-
-/** The symbol hashes (`SYMBOL_KEY`) of the underlying's quote rows of a session, one per row. */
-async function quotedKeys(sql: SqlSession, underlying: string, session: string): Promise<Float64Array> {
-  const quotes = await sql.from('option_quotes', { underlying }, { first: session, last: session });
-  const { columns } = await sql.doubleColumns(
-    `SELECT ${SYMBOL_KEY('q')} FROM ${quotes} q
-     WHERE q.underlying = $underlying AND q.session_date = CAST($session AS DATE)`,
-    { underlying, session },
-  );
-  return columns[0] ?? new Float64Array(0);
-}
-
-/**
- * Of the contracts traded before `firstDay` and not quoted on it (their hashes not among `quoted`): the
- * earliest first traded session, where the look back for their latest snapshots starts (`carriedRows`);
- * undefined when there are none, or when contracts are not named by hashes (the look back is then made).
- */
-export function unquotedSince(
-  known: Pick<ScopeContracts, 'firstTradedDay'> & {
-    readonly keys: { readonly hashOf: Float64Array } | undefined;
-  },
-  quoted: Float64Array,
-  firstDay: number,
-): string | undefined {
-  const hashOf = known.keys?.hashOf;
-  if (hashOf === undefined) return undefined;
-  const seen = new Set(quoted);
-  let since = Number.POSITIVE_INFINITY;
-  for (let id = 0; id < hashOf.length; id++) {
-    const firstTraded = known.firstTradedDay[id]!;
-    if (firstTraded < firstDay && firstTraded < since && !seen.has(hashOf[id]!)) since = firstTraded;
-  }
-  return since === Number.POSITIVE_INFINITY ? undefined : isoDateOfDay(since);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Field } from '../types.js';
 import { fieldsOfColumns, optionFields } from './columns.js';
 import { type GreeksSource, type PricedSnapshots, withComputedGreeks } from './computed-greeks.js';
 import { isoDateOfDay } from './days.js';
-import { readAheadRows, sessionPairRows, wholeHistoryRows } from './read-ahead.js';
+import { readAheadRows } from './read-ahead.js';
 import {
   type AnswerKnownAt,
   compareRecords,
@@ -21,6 +21,7 @@ import {
 } from './records.js';
 import type { Scope } from './scope.js';
 import { sessionBlockRows } from './session-block.js';
+import { sessionPairRows } from './session-pair.js';
 import {
   answerRowsSql,
   type RowSource,
@@ -28,6 +29,7 @@ import {
   SNAPSHOT_COLUMNS,
   type SnapshotRow,
 } from './snapshot-sql.js';
+import { wholeHistoryRows } from './whole-history.js';
 
 /** One expiration of one root as the store classifies it. */
 export type ExpirationGroup = {

@@ -18,13 +18,9 @@ import {
 } from '../../../src/query/options/block-carry.js';
 import { loadContracts } from '../../../src/query/options/block-contracts.js';
 import { isoDateOfDay } from '../../../src/query/options/days.js';
-import {
-  announceSessionLoop,
-  loopBlockDates,
-  readAheadRows,
-  sessionPairRows,
-} from '../../../src/query/options/read-ahead.js';
+import { announceSessionLoop, loopBlockDates, readAheadRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
+import { sessionPairRows } from '../../../src/query/options/session-pair.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { SessionColumnsFile } from '../../../src/store/session-columns.js';

@@ -14,7 +14,7 @@ import {
 } from '../../../src/query/options/block-columns.js';
 import { numbered } from '../../../src/query/options/block-contracts.js';
 import { inSymbolOrder } from '../../../src/query/options/contract-table.js';
-import { unquotedSince } from '../../../src/query/options/read-ahead.js';
+import { unquotedSince } from '../../../src/query/options/session-pair.js';
 
 const NAMES = QUOTE_COLUMNS;
 

@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etWallToSeconds, sessionsBetween } from '../../../src/market-time/index.js';
 import { type AsOf, currentAsOf } from '../../../src/pit/as-of.js';
-import {
-  announceSessionLoop,
-  readAheadRows,
-  sessionPairRows,
-  wholeHistoryRows,
-} from '../../../src/query/options/read-ahead.js';
+import { announceSessionLoop, readAheadRows } from '../../../src/query/options/read-ahead.js';
 import { assemble, scopeRows } from '../../../src/query/options/scope-answer.js';
 import { sessionBlockRows } from '../../../src/query/options/session-block.js';
+import { sessionPairRows } from '../../../src/query/options/session-pair.js';
 import { rowSource } from '../../../src/query/options/snapshot-sql.js';
+import { wholeHistoryRows } from '../../../src/query/options/whole-history.js';
 import { StoreCache } from '../../../src/store/cache.js';
 import { StoreReader } from '../../../src/store/store.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
