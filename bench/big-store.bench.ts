@@ -8,7 +8,8 @@
  * year the chain store's commit (SPY, SPX/SPXW, AAPL), then ten more ETFs (ETFA…ETFJ) in two commits of
  * five, each with SPY's dense listing on SPY's bars scaled by its own factor. The chain store is built as
  * the chain bench builds it, when absent. Both stores are opened by the built package
- * (`installedOpenStore`), as an install opens them.
+ * (`installedOpenStore`), as an install opens them; the peak RSS of the loop is measured with each store in a
+ * process of its own (`memory-job.ts`).
  */
 import { join } from 'node:path';
 import type { DailyBar, GeneratorOptions } from '../src/ingest/generator/index.js';
@@ -36,6 +37,7 @@ import {
   storeCodeDigest,
   summarise,
 } from './lib.js';
+import { forkMemoryJob } from './memory-job.js';
 
 const BIG_STORE_DIR = ['bench', '.cache', 'big-store'] as const;
 
@@ -297,6 +299,17 @@ export default defineBenchmark({
     }
     const loopBig = Math.min(...loops.big);
     const loopSmall = Math.min(...loops.small);
+    // The same loop once more, each store in a process of its own (only the store and the loop in it).
+    ctx.log('the 2019 loop on each store in a process of its own: peak RSS');
+    const loopJob = (dir: string) =>
+      forkMemoryJob({
+        kind: 'at-loop',
+        dir,
+        instants: sessionsBetween('2019-01-02', '2019-12-31').map((s) => etWallToSeconds(s, '15:45')),
+        symbol: 'SPY',
+        params: { dte: 30, side: 'put' },
+      });
+    const rss = { big: await loopJob(big.dir), small: await loopJob(small.dir) };
     const load = loadAverage();
 
     return [
@@ -346,6 +359,14 @@ export default defineBenchmark({
         unit: 'ms',
         target: '≤ 2 ms',
         note: `SPY dte=30 puts at 15:45, ${sessionsBetween('2019-01-02', '2019-12-31').length} sessions; the best of three runs each, in turn (${loops.big.map((ms) => ms.toFixed(1)).join(', ')} vs ${loops.small.map((ms) => ms.toFixed(1)).join(', ')}); load ${load}`,
+      }),
+      ratioRow({
+        name: `big-store: peak RSS of the 2019 loop, ${label}`,
+        ours: rss.big.peakMb,
+        baseline: rss.small.peakMb,
+        unit: 'MB',
+        target: '< 512 MB',
+        note: `the same loop in a fresh process per store (plain Node, the built package); ${rss.big.openMb.toFixed(0)} vs ${rss.small.openMb.toFixed(0)} MB with the store open`,
       }),
     ];
   },

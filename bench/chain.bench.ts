@@ -5,9 +5,7 @@
  * and front-month and whole chains at random current instants (`store.at(T)`) against the query that
  * answered them before blocks did. The timed requests run on the built package (`dist/`), as installed.
  */
-import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openStore, type Store, storeInternals } from '../src/library/store.js';
 import { etWallToSeconds, previousSession } from '../src/market-time/index.js';
 import { currentAsOf } from '../src/pit/as-of.js';
@@ -29,6 +27,7 @@ import {
   CHAIN_YEARS as YEARS,
 } from './generated-store.js';
 import { defineBenchmark, installedOpenStore, loadAverage, ratioRow, summarise, timeIt } from './lib.js';
+import { forkMemoryJob, type MemoryFigures } from './memory-job.js';
 
 /**
  * The manifest's files of one partition of a table, as absolute paths: with `session`, only those whose
@@ -215,10 +214,6 @@ async function answer(store: Store, path: string, now = NOW, allowNoData = false
 }
 
 type SeriesKind = 'dated' | 'current' | 'raw';
-type MemoryFigures = { peakMb: number; openMb: number };
-type MemoryJob =
-  | { kind: 'store'; dir: string; requests: [now: string, path: string, allowNoData: boolean][] }
-  | { kind: 'raw'; statements: string[] };
 
 /**
  * One memory series, run in a fresh process (only the store and its chains in it) on the built package
@@ -251,26 +246,6 @@ async function memorySeries(dir: string, kind: SeriesKind): Promise<MemoryFigure
           ),
         );
   return forkMemoryJob({ kind: 'store', dir, requests });
-}
-
-/** Runs a job in `memory-child.mjs` (plain Node, the built package) and waits for its figures. */
-function forkMemoryJob(job: MemoryJob): Promise<MemoryFigures> {
-  return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./memory-child.mjs', import.meta.url)), [], {
-      execArgv: [],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let result: MemoryFigures | undefined;
-    child.on('message', (message: MemoryFigures | { error: string }) => {
-      if ('error' in message) reject(new Error(message.error));
-      else result = message;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      result === undefined ? reject(new Error(`memory series exited with ${code}`)) : resolve(result),
-    );
-    child.send(job);
-  });
 }
 
 export default defineBenchmark({

@@ -4,7 +4,8 @@
  * alone holds some 30 MB). The parent sends the job; this answers with the RSS once the store (or the
  * raw DuckDB) is open and the peak while asking.
  *
- * Job: `{ kind: 'store', dir, requests: [now, path, allowNoData][] }` or `{ kind: 'raw', statements }`.
+ * Job (`memory-job.ts` `MemoryJob`): `{ kind: 'store', dir, requests: [now, path, allowNoData][] }`,
+ * `{ kind: 'at-loop', dir, instants, symbol, params }` or `{ kind: 'raw', statements }`.
  */
 import { openStore } from '../dist/index.js';
 import { SqlSession } from '../dist/store/sql.js';
@@ -22,6 +23,8 @@ async function measure(job) {
     try {
       if (job.kind === 'raw') {
         for (const statement of job.statements) await opened.value(statement);
+      } else if (job.kind === 'at-loop') {
+        for (const T of job.instants) await opened.at(T).options.chain(job.symbol, job.params);
       } else {
         for (const [now, path, allowNoData] of job.requests) {
           const response = await opened.request(path, { now });
