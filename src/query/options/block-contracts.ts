@@ -34,12 +34,12 @@ export type ScopeContracts = {
   /** Per contract: its first traded session as a day number (a loop compares it for every contract). */
   readonly firstTradedDay: Float64Array;
   /** Per contract: its terms as numbers, which an answer's columns gather. */
-  readonly terms: ContractTerms;
+  readonly terms: ContractTermColumns;
   readonly bytes: number;
 };
 
 /** The terms of a block's contracts as numbers, per contract number, as the contract table holds them. */
-export type ContractTerms = {
+export type ContractTermColumns = {
   readonly isCall: Uint8Array;
   readonly strike: Float64Array;
   readonly expirationTime: Float64Array;

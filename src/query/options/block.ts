@@ -4,7 +4,7 @@
  * before its first session, and `block-rows.ts` answers as-ofs from it.
  */
 import type { InterestColumns, QuoteColumns, SessionRange } from './block-columns.js';
-import type { ContractTerms } from './block-contracts.js';
+import type { ContractTermColumns } from './block-contracts.js';
 import type { Contract } from './contract-table.js';
 import type { ExpirationWindow } from './expiration-window.js';
 
@@ -29,7 +29,7 @@ export type Block = {
   /** Per contract index: its first traded session as a day number. */
   readonly firstTradedDay: Float64Array;
   /** Per contract index: its terms as numbers (what an answer's columns gather). */
-  readonly terms: ContractTerms;
+  readonly terms: ContractTermColumns;
   /** Per contract index: its open interest rows in settled-session order. */
   readonly interest: InterestColumns;
   /**
