@@ -317,7 +317,6 @@ export class Store {
     question: Parameters<Ask>[0],
     options: CallOptions = {},
   ): Promise<QueryResult<C>> {
-    this.#checkOpen();
     const nowSeconds = this.#api.readNow(options.now);
     if (nowSeconds === undefined) throw invalidInstant(options.now);
     const account = this.account(options.token ?? this.token);
