@@ -90,7 +90,7 @@ const SPLITTER = 134_217_729;
 
 /**
  * The nearest cent of a value within a millionth of a cent of a half cent, by its exact binary value (what
- * `toFixed(2)` decides by, at a twentieth of its cost: a mid such as 2.645 makes an extrinsic value beside a
+ * `toFixed(2)` decides by, at an eighth of its cost: a mid such as 2.645 makes an extrinsic value beside a
  * half cent on every other row). The sign of |value| · 200 − (2k + 1), the half cent above cent k, is
  * computed exactly: |value| · 25 = p + e with Dekker's exact product (25 has 5 bits, each half of |value|
  * times 25 is exact), and 8p − (2k + 1) is exact (Sterbenz: the two are within a factor of two), so their
