@@ -27,6 +27,9 @@ export type AsOf =
       readonly maxSession: string | null;
     };
 
+/** A current as-of: the latest value of each field known at a cutoff. */
+export type CurrentAsOf = Extract<AsOf, { kind: 'current' }>;
+
 /** The freshness modes that resolve to a cutoff (`cached` reads the response cache instead). */
 export type FreshMode = 'live' | 'delayed' | 'eod' | 'historical';
 
@@ -89,7 +92,7 @@ export function asOfSession(asOf: AsOf): string {
  * The last calendar date whose snapshots a current as-of may use: the session it serves with `eodOnly`,
  * else the cutoff's date.
  */
-export function lastSessionOf(asOf: Extract<AsOf, { kind: 'current' }>): string {
+export function lastSessionOf(asOf: CurrentAsOf): string {
   return asOf.eodOnly && asOf.maxSession !== null ? asOf.maxSession : toEtDate(asOf.cutoffSeconds);
 }
 

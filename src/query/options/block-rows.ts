@@ -5,7 +5,7 @@
  * block) is undefined: the caller queries.
  */
 import { previousSession } from '../../market-time/index.js';
-import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
+import { type AsOf, asOfSession, type CurrentAsOf, lastSessionOf } from '../../pit/as-of.js';
 import type { Block } from './block.js';
 import { ColumnBuffer, type InterestColumns } from './block-columns.js';
 import { dayNumberOfIso, isoDateOfDay, tryNextSession } from './days.js';
@@ -183,7 +183,7 @@ function columnsOf(
  */
 export function currentRows(
   block: Block,
-  asOf: Extract<AsOf, { kind: 'current' }>,
+  asOf: CurrentAsOf,
   only?: number,
   expiration?: string,
 ): RowSource | undefined {

@@ -16,7 +16,7 @@ import {
   sessionCloseSeconds,
   sessionOpenSeconds,
 } from '../../market-time/index.js';
-import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import { type AsOf, asOfSession, type CurrentAsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import type { Block } from './block.js';
@@ -191,8 +191,6 @@ export async function readAheadRows(
   );
   return covers(one, asOf) ? currentRows(one, asOf as CurrentAsOf, undefined, scope.expiration) : undefined;
 }
-
-type CurrentAsOf = Extract<AsOf, { kind: 'current' }>;
 
 /**
  * A current answer of one date from its session's latest snapshots by the cutoff (`loadInstantBlock`), or

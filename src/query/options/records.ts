@@ -4,7 +4,7 @@
  */
 import { dte, etWallToSeconds } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
-import type { AsOf } from '../../pit/as-of.js';
+import type { AsOf, CurrentAsOf } from '../../pit/as-of.js';
 import { type KnownAtByFamily, knownAtOfColumns, type OptionKnownAt } from '../../pit/known-at.js';
 import { DEFAULT_RATE, type GreekColumns, greekColumns, yearsBetween } from '../../pricing/index.js';
 import { ColumnBuffer } from './block-columns.js';
@@ -188,7 +188,7 @@ type WritableRecord = { -readonly [K in keyof OptionRecord]: OptionRecord[K] };
 class RowRecord {
   constructor(
     row: SnapshotRow,
-    current: Extract<AsOf, { kind: 'current' }> | undefined,
+    current: CurrentAsOf | undefined,
     listedAt: number,
     dte: number,
     group: string,

@@ -5,7 +5,7 @@
  * when a request is a loop's; `scope-answer.ts` asks this path when it is not.
  */
 import { previousSession } from '../../market-time/index.js';
-import { type AsOf, asOfSession } from '../../pit/as-of.js';
+import { asOfSession, type CurrentAsOf } from '../../pit/as-of.js';
 import type { StoreCache } from '../../store/cache.js';
 import type { SqlSession } from '../../store/sql.js';
 import { lookBackInFiles } from './block-carry.js';
@@ -16,8 +16,6 @@ import { SYMBOL_KEY } from './block-sql.js';
 import { dayNumberOfIso, isoDateOfDay, sessionCount } from './days.js';
 import type { Scope } from './scope.js';
 import type { RowSource } from './snapshot-sql.js';
-
-type CurrentAsOf = Extract<AsOf, { kind: 'current' }>;
 
 /**
  * Rows the block of a current request outside a loop may hold (its session and the one before): sessions

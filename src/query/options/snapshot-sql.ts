@@ -5,7 +5,7 @@
  */
 import { etMidnightSeconds, previousSession, toEtDate } from '../../market-time/index.js';
 import type { OptionSide } from '../../occ/index.js';
-import { type AsOf, asOfSession, lastSessionOf } from '../../pit/as-of.js';
+import { type AsOf, asOfSession, type CurrentAsOf, lastSessionOf } from '../../pit/as-of.js';
 import type { SqlSession, SqlValue } from '../../store/sql.js';
 import type { Scope } from './scope.js';
 
@@ -191,7 +191,7 @@ function datedAnswerSql(sessions: readonly string[], filters: ScopeFilters, from
  * windows of sessions ({@link currentSearchSql}), and the latest open interest published by the cutoff.
  */
 function currentAnswerSql(
-  asOf: Extract<AsOf, { kind: 'current' }>,
+  asOf: CurrentAsOf,
   lastSession: string,
   filters: ScopeFilters,
   from: Sources,
@@ -227,7 +227,7 @@ function currentAnswerSql(
  * than its first snapshot. Adds the windows' parameters to `params`.
  */
 function currentSearchSql(
-  asOf: Extract<AsOf, { kind: 'current' }>,
+  asOf: CurrentAsOf,
   lastSession: string,
   filters: ScopeFilters,
   quotes: string,
